@@ -1,0 +1,17 @@
+// Unit specs live beside the code (src, *.spec.ts); end-to-end specs boot the app (test, *.e2e-spec.ts).
+// Nest 12 and a few of its companions ship as ES modules only. Node runs them through require(esm),
+// but Jest on Node < 24.9 cannot, so those packages are compiled to CommonJS for the test runtime.
+const esmOnly = ['@nestjs', 'jose', 'nestjs-cls', 'nestjs-pino', '@willsoto'];
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/src', '<rootDir>/test'],
+  testRegex: '.*\\.(spec|e2e-spec)\\.ts$',
+  transform: {
+    '^.+\\.ts$': ['@swc/jest'],
+    '^.+\\.m?js$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
+  },
+  transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join('|')})/)`],
+  moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
+  maxWorkers: 2,
+  testTimeout: 30000,
+};

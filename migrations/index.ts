@@ -1,0 +1,4 @@
+import { Foundation1764000000000 } from './1764000000000-foundation';
+
+/** Applied in this order, by the service at start and by `npm run migration:run`. */
+export const ALL_MIGRATIONS = [Foundation1764000000000];

@@ -1,0 +1,63 @@
+import { DynamicModule, Global, Module, ModuleMetadata } from '@nestjs/common';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { ClsModule } from 'nestjs-cls';
+import { LoggerModule } from 'nestjs-pino';
+import { DataSource } from 'typeorm';
+import { AuthModule } from './auth/auth.module';
+import { ErrorFilter } from './common/error.filter';
+import { createValidationPipe } from './common/validation';
+import { AppConfig } from './config/app-config';
+import type { Config } from './config/config.schema';
+import { Database } from './database/database';
+import { loggingParams } from './observability/logging';
+import { ObservabilityModule } from './observability/observability.module';
+import { TenancyModule } from './tenancy/tenancy.module';
+
+/** Configuration and database, available to every module. */
+@Global()
+@Module({})
+class CoreModule {
+  static forRoot(config: Config, database: Database): DynamicModule {
+    return {
+      module: CoreModule,
+      providers: [
+        { provide: AppConfig, useValue: config },
+        { provide: Database, useValue: database },
+        { provide: DataSource, useValue: database.dataSource },
+      ],
+      exports: [AppConfig, Database, DataSource],
+    };
+  }
+}
+
+export interface AppModuleOptions {
+  config: Config;
+  database: Database;
+  /** Extra modules, e.g. providers defined by tests, loaded exactly like built-in ones. */
+  imports?: ModuleMetadata['imports'];
+}
+
+@Module({})
+export class AppModule {
+  static forRoot({ config, database, imports = [] }: AppModuleOptions): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        CoreModule.forRoot(config, database),
+        LoggerModule.forRoot(loggingParams(config)),
+        ClsModule.forRoot({
+          global: true,
+          middleware: { mount: true, generateId: true, idGenerator: (req) => req.id },
+        }),
+        ObservabilityModule,
+        TenancyModule,
+        AuthModule.forRoot(config),
+        ...imports,
+      ],
+      providers: [
+        { provide: APP_FILTER, useClass: ErrorFilter },
+        { provide: APP_PIPE, useFactory: createValidationPipe },
+      ],
+    };
+  }
+}

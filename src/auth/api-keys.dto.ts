@@ -1,0 +1,109 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsDateString, IsIn, IsInt, IsOptional, IsString, Matches, MaxLength, Min, MinLength } from 'class-validator';
+import { ListQueryDto } from '../common/list.dto';
+import { TENANT_ID_PATTERN, TENANT_ID_RULE } from '../tenancy/tenant-id';
+import type { Role } from './api-key.entity';
+
+export class CreateApiKeyDto {
+  @ApiProperty({ example: 'ci-pipeline', description: 'A label for people; not unique.' })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(128)
+  name: string;
+
+  @ApiProperty({ example: 'acme', description: `The tenant the key acts for: ${TENANT_ID_RULE}.` })
+  @IsString()
+  @Matches(TENANT_ID_PATTERN, { message: `tenant_id must be ${TENANT_ID_RULE}` })
+  tenant_id: string;
+
+  @ApiPropertyOptional({ enum: ['admin', 'member'], default: 'member' })
+  @IsOptional()
+  @IsIn(['admin', 'member'])
+  role?: Role;
+
+  @ApiPropertyOptional({ example: '2027-01-01T00:00:00Z', description: 'Expiry time (ISO 8601).' })
+  @IsOptional()
+  @IsDateString({ strict: true })
+  expires_at?: string;
+
+  @ApiPropertyOptional({ example: 2592000, description: 'Expiry in seconds from now; alternative to expires_at.' })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  expires_in?: number;
+}
+
+export class ListApiKeysQueryDto extends ListQueryDto {
+  @ApiPropertyOptional({ example: 'acme', description: 'Only keys of this tenant.' })
+  @IsOptional()
+  @IsString()
+  tenant_id?: string;
+}
+
+export class ApiKeyDto {
+  @ApiProperty({ example: 'key_4f9Qm2kX8bLr1sVt7WcZ0aHd' })
+  id: string;
+
+  @ApiProperty({ example: 'api_key' })
+  object: 'api_key';
+
+  @ApiProperty({ example: 'ci-pipeline' })
+  name: string;
+
+  @ApiProperty({ example: 'acme' })
+  tenant_id: string;
+
+  @ApiProperty({ enum: ['admin', 'member'] })
+  role: Role;
+
+  @ApiProperty({ example: 'tg_a1B2c3', description: 'The first characters of the secret.' })
+  prefix: string;
+
+  @ApiProperty({ enum: ['active', 'expired', 'revoked'] })
+  status: 'active' | 'expired' | 'revoked';
+
+  @ApiProperty({ example: 1764000000, description: 'Unix seconds.' })
+  created_at: number;
+
+  @ApiProperty({ example: 1766592000, nullable: true, type: Number })
+  expires_at: number | null;
+
+  @ApiProperty({ nullable: true, type: Number })
+  revoked_at: number | null;
+
+  @ApiProperty({ nullable: true, type: Number })
+  last_used_at: number | null;
+}
+
+export class CreatedApiKeyDto extends ApiKeyDto {
+  @ApiProperty({ example: 'tg_a1B2c3...', description: 'The secret. Returned only in this response; store it now.' })
+  secret: string;
+}
+
+export class ApiKeyListDto {
+  @ApiProperty({ example: 'list' })
+  object: 'list';
+
+  @ApiProperty({ type: [ApiKeyDto] })
+  data: ApiKeyDto[];
+
+  @ApiProperty({ nullable: true, type: String })
+  first_id: string | null;
+
+  @ApiProperty({ nullable: true, type: String })
+  last_id: string | null;
+
+  @ApiProperty()
+  has_more: boolean;
+}
+
+export class DeletedApiKeyDto {
+  @ApiProperty({ example: 'key_4f9Qm2kX8bLr1sVt7WcZ0aHd' })
+  id: string;
+
+  @ApiProperty({ example: 'api_key.deleted' })
+  object: 'api_key.deleted';
+
+  @ApiProperty({ example: true })
+  deleted: true;
+}

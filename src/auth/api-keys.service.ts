@@ -1,0 +1,130 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, Repository } from 'typeorm';
+import { ApiError } from '../common/api-error';
+import { newId } from '../common/ids';
+import { ListPage } from '../common/list.dto';
+import { paginate } from '../common/paginate';
+import { unixSeconds } from '../common/time';
+import type { Identity } from '../tenancy/request-context';
+import { ApiKeyEntity, Role } from './api-key.entity';
+import { displayPrefix, generateApiKeySecret, hashApiKeySecret } from './api-key.secret';
+import { ApiKeyDto, CreateApiKeyDto, CreatedApiKeyDto, DeletedApiKeyDto, ListApiKeysQueryDto } from './api-keys.dto';
+
+/** `last_used_at` is refreshed at most this often, so a busy key does not cost a write per request. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+@Injectable()
+export class ApiKeysService {
+  private readonly keys: Repository<ApiKeyEntity>;
+
+  constructor(dataSource: DataSource) {
+    this.keys = dataSource.getRepository(ApiKeyEntity);
+  }
+
+  async create(input: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
+    if (input.expires_at && input.expires_in) {
+      throw ApiError.invalid('Give either expires_at or expires_in, not both', 'expires_in');
+    }
+    const expiresAt = input.expires_at
+      ? new Date(input.expires_at)
+      : input.expires_in
+        ? new Date(Date.now() + input.expires_in * 1000)
+        : null;
+    if (expiresAt && expiresAt.getTime() <= Date.now()) {
+      throw ApiError.invalid('expires_at must be in the future', 'expires_at');
+    }
+    const { entity, secret } = await this.insert({
+      name: input.name,
+      tenantId: input.tenant_id,
+      role: input.role ?? 'member',
+      expiresAt,
+    });
+    return { ...present(entity), secret };
+  }
+
+  /** Inserts a key; the secret is generated unless given (ADMIN_API_KEY) and never stored. */
+  async insert(fields: {
+    name: string;
+    tenantId: string;
+    role: Role;
+    expiresAt?: Date | null;
+    bootstrap?: boolean;
+    secret?: string;
+  }): Promise<{ entity: ApiKeyEntity; secret: string }> {
+    const secret = fields.secret ?? generateApiKeySecret();
+    const entity = this.keys.create({
+      id: newId('key_'),
+      name: fields.name,
+      tenantId: fields.tenantId,
+      role: fields.role,
+      prefix: displayPrefix(secret),
+      secretHash: hashApiKeySecret(secret),
+      bootstrap: fields.bootstrap ?? false,
+      expiresAt: fields.expiresAt ?? null,
+      revokedAt: null,
+      lastUsedAt: null,
+      createdAt: new Date(),
+    });
+    await this.keys.insert(entity);
+    return { entity, secret };
+  }
+
+  list(query: ListApiKeysQueryDto): Promise<ListPage<ApiKeyDto>> {
+    const builder = this.keys.createQueryBuilder('key');
+    if (query.tenant_id) builder.where('key.tenantId = :tenantId', { tenantId: query.tenant_id });
+    return paginate(builder, query, present);
+  }
+
+  async get(id: string): Promise<ApiKeyDto> {
+    const entity = await this.keys.findOneBy({ id });
+    if (!entity) throw ApiError.notFound('API key', id, 'id');
+    return present(entity);
+  }
+
+  /** Revocation is immediate and idempotent: revoking a revoked key answers the same way. */
+  async revoke(id: string): Promise<DeletedApiKeyDto> {
+    const entity = await this.keys.findOneBy({ id });
+    if (!entity) throw ApiError.notFound('API key', id, 'id');
+    if (!entity.revokedAt) await this.keys.update({ id }, { revokedAt: new Date() });
+    return { id, object: 'api_key.deleted', deleted: true };
+  }
+
+  /**
+   * Resolves a presented secret to an identity. The database is asked on every request, so a key
+   * revoked on one replica is refused by all of them at once.
+   */
+  async authenticate(secret: string): Promise<Identity> {
+    const entity = await this.keys.findOneBy({ secretHash: hashApiKeySecret(secret) });
+    if (!entity) throw ApiError.unauthorized('Invalid API key');
+    if (entity.revokedAt) throw ApiError.unauthorized('This API key has been revoked', 'revoked_api_key');
+    if (entity.expiresAt && entity.expiresAt.getTime() <= Date.now()) {
+      throw ApiError.unauthorized('This API key has expired', 'expired_api_key');
+    }
+    this.touch(entity);
+    return { tenantId: entity.tenantId, role: entity.role, subject: entity.id, method: 'api_key' };
+  }
+
+  private touch(entity: ApiKeyEntity): void {
+    const now = Date.now();
+    if (entity.lastUsedAt && now - entity.lastUsedAt.getTime() < LAST_USED_RESOLUTION_MS) return;
+    // Best effort: a failed bookkeeping write must not fail the request it describes.
+    void this.keys.update({ id: entity.id }, { lastUsedAt: new Date(now) }).catch(() => undefined);
+  }
+}
+
+function present(entity: ApiKeyEntity): ApiKeyDto {
+  const expired = entity.expiresAt !== null && entity.expiresAt.getTime() <= Date.now();
+  return {
+    id: entity.id,
+    object: 'api_key',
+    name: entity.name,
+    tenant_id: entity.tenantId,
+    role: entity.role,
+    prefix: entity.prefix,
+    status: entity.revokedAt ? 'revoked' : expired ? 'expired' : 'active',
+    created_at: unixSeconds(entity.createdAt),
+    expires_at: unixSeconds(entity.expiresAt),
+    revoked_at: unixSeconds(entity.revokedAt),
+    last_used_at: unixSeconds(entity.lastUsedAt),
+  };
+}

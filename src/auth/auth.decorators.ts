@@ -1,0 +1,26 @@
+import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { ApiBearerAuth, ApiForbiddenResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { ErrorResponseDto } from '../common/error-response.dto';
+
+export const PUBLIC_ROUTE = 'toolgate:public';
+export const ADMIN_ROUTE = 'toolgate:admin';
+
+/** An open route: no credential needed (health, metrics, docs). */
+export const Public = () => SetMetadata(PUBLIC_ROUTE, true);
+
+/** A route only admins may call; documented as such in Swagger. */
+export const Admin = () =>
+  applyDecorators(
+    SetMetadata(ADMIN_ROUTE, true),
+    ApiForbiddenResponse({ description: 'The caller is not an admin.', type: ErrorResponseDto }),
+  );
+
+/** Every authenticated route: bearer scheme and the 401 answer in Swagger. */
+export const Authenticated = () =>
+  applyDecorators(
+    ApiBearerAuth(),
+    ApiUnauthorizedResponse({
+      description: 'Missing, invalid, expired or revoked credential.',
+      type: ErrorResponseDto,
+    }),
+  );

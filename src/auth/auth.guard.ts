@@ -1,0 +1,94 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { AuthGuard as PassportAuthGuard } from '@nestjs/passport';
+import type { Request } from 'express';
+import { ApiError } from '../common/api-error';
+import { AppConfig } from '../config/app-config';
+import { Identity, RequestContext } from '../tenancy/request-context';
+import { API_KEY_PREFIX } from './api-key.secret';
+import { ApiKeysService } from './api-keys.service';
+import { ADMIN_ROUTE, PUBLIC_ROUTE } from './auth.decorators';
+import { jwtConfigured } from './jwt.strategy';
+
+/** Passport's JWT guard, with its failures turned into clear 401s in our envelope. */
+class JwtPassportGuard extends PassportAuthGuard('jwt') {
+  override handleRequest<T>(error: unknown, identity: T, info: unknown): T {
+    if (error instanceof ApiError) throw error;
+    if (!identity) {
+      const reason = info instanceof Error ? info.message : 'the token could not be verified';
+      const code = info instanceof Error && info.name === 'TokenExpiredError' ? 'expired_token' : 'invalid_token';
+      throw ApiError.unauthorized(`Invalid bearer token: ${reason}`, code);
+    }
+    return identity;
+  }
+}
+
+export const AGENT_PROFILE_HEADER = 'x-agent-profile';
+const AGENT_PROFILE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
+
+/** Request fields the logger reads (the tenant) once the guard has verified the caller. */
+export interface AuthenticatedRequest extends Request {
+  identity?: Identity;
+}
+
+/**
+ * The global guard: every route needs a verified credential unless marked @Public(). API keys (`tg_…`)
+ * are checked against the database; anything else is verified as a JWT when JWT auth is configured.
+ */
+@Injectable()
+export class AuthGuard implements CanActivate {
+  private readonly jwtGuard?: JwtPassportGuard;
+
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly apiKeys: ApiKeysService,
+    private readonly context: RequestContext,
+    config: AppConfig,
+  ) {
+    if (jwtConfigured(config.auth.jwt)) this.jwtGuard = new JwtPassportGuard();
+  }
+
+  async canActivate(execution: ExecutionContext): Promise<boolean> {
+    const targets = [execution.getHandler(), execution.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
+    const request = execution.switchToHttp().getRequest<AuthenticatedRequest>();
+    const identity = await this.authenticate(request, execution);
+    request.identity = identity;
+    this.context.identity = identity;
+    if (this.reflector.getAllAndOverride<boolean>(ADMIN_ROUTE, targets) && identity.role !== 'admin') {
+      throw ApiError.forbidden('This route is for admins only', 'admin_required');
+    }
+    return true;
+  }
+
+  private async authenticate(request: Request, execution: ExecutionContext): Promise<Identity> {
+    const header = request.headers.authorization;
+    const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+    if (!match)
+      throw ApiError.unauthorized(
+        'Missing bearer credential: send "Authorization: Bearer <API key or JWT>"',
+        'missing_credentials',
+      );
+    const token = match[1];
+    if (token.startsWith(API_KEY_PREFIX)) {
+      const identity = await this.apiKeys.authenticate(token);
+      return { ...identity, agentProfile: agentProfileHeader(request) };
+    }
+    if (!this.jwtGuard) throw ApiError.unauthorized('Invalid API key');
+    await this.jwtGuard.canActivate(execution);
+    return request.user as Identity;
+  }
+}
+
+/** API-key callers name their agent profile in a header; JWT callers carry it as a claim. */
+function agentProfileHeader(request: Request): string | undefined {
+  const value = request.headers[AGENT_PROFILE_HEADER];
+  if (value === undefined || value === '') return undefined;
+  if (typeof value !== 'string' || !AGENT_PROFILE_PATTERN.test(value)) {
+    throw ApiError.invalid(
+      'X-Agent-Profile must be a single profile name of letters, digits, "_", ".", ":" or "-"',
+      'X-Agent-Profile',
+    );
+  }
+  return value;
+}

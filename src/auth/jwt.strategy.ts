@@ -1,0 +1,65 @@
+import { Injectable } from '@nestjs/common';
+import { PassportStrategy } from '@nestjs/passport';
+import { passportJwtSecret } from 'jwks-rsa';
+import { ExtractJwt, Strategy, StrategyOptionsWithoutRequest } from 'passport-jwt';
+import { ApiError } from '../common/api-error';
+import { AppConfig } from '../config/app-config';
+import type { Identity } from '../tenancy/request-context';
+
+type JwtConfig = AppConfig['auth']['jwt'];
+
+export function jwtConfigured(jwt: JwtConfig): boolean {
+  return Boolean(jwt.secret || jwt.public_key || jwt.jwks_url);
+}
+
+/** Verifies bearer JWTs: HMAC with a shared secret, RSA or ECDSA with a public key or a (cached) JWKS URL. */
+@Injectable()
+export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
+  constructor(private readonly config: AppConfig) {
+    super(strategyOptions(config.auth.jwt));
+  }
+
+  validate(payload: Record<string, unknown>): Identity {
+    const jwt = this.config.auth.jwt;
+    const tenantId = payload[jwt.tenant_claim];
+    if (typeof tenantId !== 'string' || tenantId === '') {
+      throw ApiError.unauthorized(`The token has no '${jwt.tenant_claim}' claim naming the tenant`, 'invalid_token');
+    }
+    const roles = payload[jwt.roles_claim];
+    const roleList = Array.isArray(roles) ? roles : typeof roles === 'string' ? roles.split(/[\s,]+/) : [];
+    const profile = payload[jwt.agent_profile_claim];
+    return {
+      tenantId,
+      role: roleList.includes(jwt.admin_role) ? 'admin' : 'member',
+      subject: typeof payload.sub === 'string' ? payload.sub : 'jwt',
+      method: 'jwt',
+      agentProfile: typeof profile === 'string' && profile !== '' ? profile : undefined,
+    };
+  }
+}
+
+function strategyOptions(jwt: JwtConfig): StrategyOptionsWithoutRequest {
+  const base = {
+    jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
+    issuer: jwt.issuer,
+    audience: jwt.audience,
+    ignoreExpiration: false,
+  };
+  if (jwt.jwks_url) {
+    return {
+      ...base,
+      algorithms: jwt.algorithms ?? ['RS256', 'ES256'],
+      secretOrKeyProvider: passportJwtSecret({
+        jwksUri: jwt.jwks_url,
+        cache: true,
+        cacheMaxAge: jwt.jwks_cache_ttl,
+        rateLimit: true,
+        jwksRequestsPerMinute: 10,
+      }),
+    };
+  }
+  if (jwt.public_key) {
+    return { ...base, algorithms: jwt.algorithms ?? ['RS256', 'ES256'], secretOrKey: jwt.public_key };
+  }
+  return { ...base, algorithms: jwt.algorithms ?? ['HS256'], secretOrKey: jwt.secret! };
+}

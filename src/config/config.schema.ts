@@ -1,0 +1,123 @@
+import ms from 'ms';
+import { z } from 'zod';
+
+/**
+ * Environment overrides arrive as text, so numeric and boolean keys accept their written form
+ * ("8080", "true") while text keys keep values such as "0123" exactly as written.
+ */
+const text = () => z.preprocess((v) => (typeof v === 'number' || typeof v === 'boolean' ? String(v) : v), z.string());
+const optionalText = () => text().optional();
+const integer = () =>
+  z.preprocess((v) => (typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v), z.number().int());
+const flag = () =>
+  z.preprocess((v) => {
+    if (typeof v !== 'string') return v;
+    const word = v.trim().toLowerCase();
+    if (['true', 'yes', 'on', '1'].includes(word)) return true;
+    if (['false', 'no', 'off', '0'].includes(word)) return false;
+    return v;
+  }, z.boolean());
+
+/** Durations are written as "30s", "10m", "90d" or as milliseconds. */
+export const duration = () =>
+  z.union([integer().pipe(z.number().nonnegative()), z.string()]).transform((value, ctx) => {
+    if (typeof value === 'number') return value;
+    const parsed = ms(value as ms.StringValue);
+    if (typeof parsed !== 'number' || Number.isNaN(parsed) || parsed < 0) {
+      ctx.addIssue({ code: 'custom', message: 'expected a duration such as "30s", "10m", "1h" or "90d"' });
+      return z.NEVER;
+    }
+    return parsed;
+  });
+
+const port = () => integer().pipe(z.number().min(0).max(65535));
+
+const jwtSchema = z
+  .object({
+    secret: optionalText(),
+    public_key: optionalText(),
+    jwks_url: z.url().optional(),
+    jwks_cache_ttl: duration().default(600_000),
+    algorithms: z
+      .array(z.enum(['HS256', 'HS384', 'HS512', 'RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512']))
+      .optional(),
+    issuer: optionalText(),
+    audience: optionalText(),
+    tenant_claim: text().default('tenant_id'),
+    roles_claim: text().default('roles'),
+    agent_profile_claim: text().default('agent_profile'),
+    admin_role: text().default('admin'),
+  })
+  .strict();
+
+export const configSchema = z
+  .object({
+    server: z
+      .object({
+        port: port().default(8080),
+        host: text().default('0.0.0.0'),
+        body_limit: text().default('1mb'),
+        shutdown_grace_period: duration().default(10_000),
+      })
+      .strict()
+      .prefault({}),
+    data_dir: text().default('./data'),
+    database: z
+      .object({
+        url: optionalText(),
+        pool_size: integer().pipe(z.number().min(1).max(200)).default(10),
+        migrations_run: flag().default(true),
+        statement_timeout: duration().default(30_000),
+      })
+      .strict()
+      .prefault({}),
+    auth: z
+      .object({
+        admin_tenant: text().default('default'),
+        admin_api_key: text()
+          .pipe(
+            z
+              .string()
+              .regex(
+                /^tg_[A-Za-z0-9_-]{21,}$/,
+                'expected "tg_" followed by at least 21 letters, digits, "_" or "-" (e.g. tg_$(openssl rand -hex 16))',
+              ),
+          )
+          .optional(),
+        jwt: jwtSchema.prefault({}),
+      })
+      .strict()
+      .prefault({}),
+    metrics: z
+      .object({
+        namespace: z
+          .string()
+          .regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, 'expected a Prometheus name: letters, digits and underscores')
+          .default('toolgate'),
+        bearer_token: optionalText(),
+      })
+      .strict()
+      .prefault({}),
+    logging: z
+      .object({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info') })
+      .strict()
+      .prefault({}),
+    tools: z
+      .object({
+        default_timeout: duration().default(30_000),
+        max_timeout: duration().default(300_000),
+      })
+      .strict()
+      .prefault({}),
+    builtins: z
+      .object({
+        file_search: z.object({ enabled: flag().default(true) }).prefault({}),
+        web_search: z.object({ enabled: flag().default(false) }).prefault({}),
+      })
+      .catchall(z.object({ enabled: flag().default(false) }).passthrough())
+      .prefault({}),
+  })
+  .strict();
+
+export type Config = z.output<typeof configSchema>;
+export type ConfigInput = z.input<typeof configSchema>;

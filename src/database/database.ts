@@ -1,0 +1,43 @@
+import { DataSource } from 'typeorm';
+import type { Config } from '../config/config.schema';
+import { createDataSource, RESERVED_CONNECTIONS } from './data-source.factory';
+import { EmbeddedPostgres } from './embedded-postgres';
+import { runMigrations } from './migrations';
+
+/**
+ * The service's database: PostgreSQL at `database.url`, or embedded PGlite under the data directory
+ * when no URL is configured. Owns the DataSource and, for the embedded case, the PGlite instance.
+ */
+export class Database {
+  private constructor(
+    readonly dataSource: DataSource,
+    readonly url: string,
+    private readonly embedded?: EmbeddedPostgres,
+  ) {}
+
+  get isEmbedded(): boolean {
+    return this.embedded !== undefined;
+  }
+
+  static async open(config: Config): Promise<Database> {
+    const embedded = config.database.url
+      ? undefined
+      : await EmbeddedPostgres.start(config.data_dir, config.database.pool_size + RESERVED_CONNECTIONS);
+    const url = config.database.url ?? embedded!.url;
+    const dataSource = createDataSource(url, config);
+    try {
+      await dataSource.initialize();
+      if (config.database.migrations_run) await runMigrations(dataSource);
+    } catch (error) {
+      if (dataSource.isInitialized) await dataSource.destroy();
+      await embedded?.stop();
+      throw error;
+    }
+    return new Database(dataSource, url, embedded);
+  }
+
+  async close(): Promise<void> {
+    if (this.dataSource.isInitialized) await this.dataSource.destroy();
+    await this.embedded?.stop();
+  }
+}

@@ -1,0 +1,61 @@
+import 'reflect-metadata';
+import type { Server } from 'node:http';
+import { createToolgate } from './app.factory';
+import { ConfigError, loadConfig } from './config/config.loader';
+import { Lifecycle } from './observability/lifecycle';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const toolgate = await createToolgate(config);
+  const { app } = toolgate;
+  await app.listen(config.server.port, config.server.host);
+  const server = app.getHttpServer() as Server;
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.server.port;
+  const shownHost = config.server.host === '0.0.0.0' || config.server.host === '::' ? 'localhost' : config.server.host;
+  const url = `http://${shownHost}:${port}`;
+  const database = toolgate.database.isEmbedded ? `embedded PGlite in ${config.data_dir}` : 'PostgreSQL (DATABASE_URL)';
+  // Printed, not logged: the admin key must reach the operator once and never a log pipeline.
+  process.stdout.write(`Toolgate listening on ${url} (database: ${database}); API docs at ${url}/docs\n`);
+  if (toolgate.generatedAdminKey) {
+    process.stdout.write(
+      `\nAdmin API key (shown once, stored hashed; set ADMIN_API_KEY to choose your own):\n  ${toolgate.generatedAdminKey}\n\n`,
+    );
+  }
+  installShutdown(server, toolgate.close, app.get(Lifecycle), config.server.shutdown_grace_period);
+}
+
+/**
+ * SIGTERM/SIGINT: stop accepting connections, let in-flight requests finish within the grace period,
+ * then close providers and the database. A second signal exits at once.
+ */
+function installShutdown(server: Server, close: () => Promise<void>, lifecycle: Lifecycle, graceMs: number): void {
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    process.stdout.write(`${signal} received: draining (grace period ${graceMs} ms)\n`);
+    lifecycle.startDraining();
+    const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const deadline = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
+    void Promise.race([drained, deadline])
+      .then(() => server.closeAllConnections())
+      .then(close)
+      .then(
+        () => process.exit(0),
+        (error: Error) => {
+          process.stderr.write(`Shutdown failed: ${error.message}\n`);
+          process.exit(1);
+        },
+      );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((error: Error) => {
+  const message = error instanceof ConfigError ? error.message : `Start-up failed: ${error.message}`;
+  process.stderr.write(`${message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,52 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, Repository } from 'typeorm';
+import { unixSeconds } from '../common/time';
+import { TenantSettingsEntity } from './tenant-settings.entity';
+import { TenantSettingsDto, UpdateTenantSettingsDto } from './tenant-settings.dto';
+
+export const DEFAULT_AUDIT_RETENTION = { basic_records: '90d', full_records: '30d' };
+
+interface StoredSettings {
+  audit_retention?: { basic_records?: string; full_records?: string };
+}
+
+@Injectable()
+export class TenantSettingsService {
+  private readonly settings: Repository<TenantSettingsEntity>;
+
+  constructor(dataSource: DataSource) {
+    this.settings = dataSource.getRepository(TenantSettingsEntity);
+  }
+
+  async get(tenantId: string): Promise<TenantSettingsDto> {
+    const row = await this.settings.findOneBy({ tenantId });
+    return present(tenantId, row);
+  }
+
+  /** Merges the given sections into the stored ones; sections not mentioned keep their values. */
+  async update(tenantId: string, input: UpdateTenantSettingsDto): Promise<TenantSettingsDto> {
+    const row = await this.settings.manager.transaction(async (manager) => {
+      const repo = manager.getRepository(TenantSettingsEntity);
+      const current = await repo.findOne({ where: { tenantId }, lock: { mode: 'pessimistic_write' } });
+      const stored = (current?.settings ?? {}) as StoredSettings;
+      const next: StoredSettings = {
+        ...stored,
+        ...(input.audit_retention && { audit_retention: { ...stored.audit_retention, ...input.audit_retention } }),
+      };
+      const entity = repo.create({ tenantId, settings: next as Record<string, unknown>, updatedAt: new Date() });
+      await repo.save(entity);
+      return entity;
+    });
+    return present(tenantId, row);
+  }
+}
+
+function present(tenantId: string, row: TenantSettingsEntity | null): TenantSettingsDto {
+  const stored = (row?.settings ?? {}) as StoredSettings;
+  return {
+    object: 'tenant.settings',
+    tenant_id: tenantId,
+    audit_retention: { ...DEFAULT_AUDIT_RETENTION, ...stored.audit_retention },
+    updated_at: unixSeconds(row?.updatedAt),
+  };
+}

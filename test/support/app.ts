@@ -1,0 +1,83 @@
+import type { ModuleMetadata } from '@nestjs/common';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import request from 'supertest';
+import TestAgent from 'supertest/lib/agent';
+import { createToolgate, Toolgate } from '../../src/app.factory';
+import { validateConfig } from '../../src/config/config.loader';
+import type { ConfigInput } from '../../src/config/config.schema';
+import { randomToken } from '../../src/common/ids';
+import { createTestDatabase, Engine, TestDatabase } from './databases';
+
+export interface TestApp {
+  toolgate: Toolgate;
+  /** Base URL of the listening server (real sockets, for SSE and disconnects). */
+  baseUrl: string;
+  http: TestAgent;
+  adminKey: string;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  config?: ConfigInput;
+  imports?: ModuleMetadata['imports'];
+  /** Reuse a database (second replica, restart); otherwise a fresh one is created and dropped on close. */
+  database?: TestDatabase;
+  adminKey?: string;
+}
+
+export function deepMerge<T extends object>(base: T, extra: object): T {
+  const result: Record<string, unknown> = { ...(base as Record<string, unknown>) };
+  for (const [key, value] of Object.entries(extra)) {
+    const current = result[key];
+    const nested =
+      current &&
+      typeof current === 'object' &&
+      !Array.isArray(current) &&
+      value &&
+      typeof value === 'object' &&
+      !Array.isArray(value);
+    result[key] = nested ? deepMerge(current as object, value as object) : value;
+  }
+  return result as T;
+}
+
+/** Boots the real service on a real database and a loopback port. */
+export async function startApp(engine: Engine, options: StartOptions = {}): Promise<TestApp> {
+  const database = options.database ?? (await createTestDatabase(engine));
+  const adminKey = options.adminKey ?? `tg_test_admin_${randomToken(24)}`;
+  const config = validateConfig(
+    deepMerge(
+      {
+        server: { port: 0, host: '127.0.0.1', shutdown_grace_period: 1000 },
+        data_dir: database.dataDir,
+        database: { url: database.url, pool_size: 5 },
+        auth: { admin_api_key: adminKey },
+        logging: { level: 'silent' },
+      },
+      options.config ?? {},
+    ),
+  );
+  let toolgate: Toolgate;
+  try {
+    toolgate = await createToolgate(config, options.imports);
+  } catch (error) {
+    if (!options.database) await database.drop();
+    throw error;
+  }
+  await toolgate.app.listen(0, '127.0.0.1');
+  const server = toolgate.app.getHttpServer() as Server;
+  const { port } = server.address() as AddressInfo;
+  return {
+    toolgate,
+    baseUrl: `http://127.0.0.1:${port}`,
+    http: request(server),
+    adminKey,
+    close: async () => {
+      await toolgate.close();
+      if (!options.database) await database.drop();
+    },
+  };
+}
+
+export const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
