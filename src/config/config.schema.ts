@@ -109,13 +109,8 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
-    builtins: z
-      .object({
-        file_search: z.object({ enabled: flag().default(true) }).prefault({}),
-        web_search: z.object({ enabled: flag().default(false) }).prefault({}),
-      })
-      .catchall(z.object({ enabled: flag().default(false) }).passthrough())
-      .prefault({}),
+    /** One section per built-in provider (`builtins.<name>.enabled`); see src/tools/builtins. */
+    builtins: z.record(z.string(), z.object({ enabled: flag().default(false) }).passthrough()).prefault({}),
   })
   .strict();
 

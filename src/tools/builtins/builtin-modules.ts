@@ -1,0 +1,14 @@
+import type { DynamicModule, Type } from '@nestjs/common';
+
+/** A provider module and the `builtins.<name>` config key that switches it on. */
+export interface ProviderModule {
+  name: string;
+  module: Type | DynamicModule;
+}
+
+/**
+ * The built-in provider modules. Which of them load is decided by config (`builtins.<name>.enabled`);
+ * a disabled one is never imported, so its tools and routes do not exist. The FunctionRegistry then
+ * finds the loaded providers by discovery.
+ */
+export const BUILTIN_PROVIDER_MODULES: ProviderModule[] = [];

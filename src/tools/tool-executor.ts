@@ -1,0 +1,51 @@
+/**
+ * The one execution contract. Everything that can run a tool (built-in providers through the
+ * FunctionRegistry, MCP servers, sandboxes) is a ToolExecutor; ToolDispatcher is the only caller.
+ */
+
+/** JSON Schema as plain data (draft-07 or 2020-12). */
+export type JsonSchema = Record<string, unknown>;
+
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object. */
+  parameters: JsonSchema;
+  /** JSON Schema of the output, where the tool declares one; results are checked against it. */
+  returns?: JsonSchema;
+  /** MCP-style hints (readOnlyHint, destructiveHint, ...), passed through to clients. */
+  annotations?: Record<string, unknown>;
+}
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** Parsed JSON arguments. */
+  arguments: unknown;
+}
+
+export interface ToolResult {
+  callId: string;
+  output: unknown;
+  isError: boolean;
+  metadata?: Record<string, unknown>;
+}
+
+export interface ToolContext {
+  tenantId: string;
+  userId?: string;
+  agentProfile?: string;
+  responseId?: string;
+  /** Fires when the client goes away, the call times out or the service shuts down. */
+  signal: AbortSignal;
+  /** Streams metadata to the caller while the tool runs (delivered in order). */
+  progress(event: Record<string, unknown>): void;
+}
+
+export type ExecutorKind = 'builtin' | 'mcp' | 'sandbox' | 'function';
+
+export interface ToolExecutor {
+  readonly kind: ExecutorKind;
+  canExecute(name: string): boolean;
+  execute(call: ToolCall, ctx: ToolContext): Promise<ToolResult>;
+}
