@@ -19,10 +19,13 @@ export interface Toolgate {
 }
 
 /** Builds the whole service: database (migrated), Nest app, middleware, docs. Used by main, tests and benchmarks. */
-export async function createToolgate(config: Config, imports: AppModuleOptions['imports'] = []): Promise<Toolgate> {
+export async function createToolgate(
+  config: Config,
+  extra: Pick<AppModuleOptions, 'providers' | 'imports'> = {},
+): Promise<Toolgate> {
   const database = await Database.open(config);
   try {
-    const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ config, database, imports }), {
+    const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ config, database, ...extra }), {
       bufferLogs: true,
       bodyParser: false,
     });

@@ -12,6 +12,10 @@ import { Database } from './database/database';
 import { loggingParams } from './observability/logging';
 import { ObservabilityModule } from './observability/observability.module';
 import { TenancyModule } from './tenancy/tenancy.module';
+import { ProviderModule } from './tools/builtins/builtin-modules';
+import { enabledProviderModules } from './tools/builtins/enabled-modules';
+import { InvocationModule } from './tools/invocation/invocation.module';
+import { RegistryModule } from './tools/registry/registry.module';
 
 /** Configuration and database, available to every module. */
 @Global()
@@ -33,13 +37,15 @@ class CoreModule {
 export interface AppModuleOptions {
   config: Config;
   database: Database;
-  /** Extra modules, e.g. providers defined by tests, loaded exactly like built-in ones. */
+  /** Provider modules beyond the built-in ones (tests define their own); enabled by `builtins.<name>.enabled` like the rest. */
+  providers?: ProviderModule[];
+  /** Any other extra modules. */
   imports?: ModuleMetadata['imports'];
 }
 
 @Module({})
 export class AppModule {
-  static forRoot({ config, database, imports = [] }: AppModuleOptions): DynamicModule {
+  static forRoot({ config, database, providers = [], imports = [] }: AppModuleOptions): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -52,6 +58,9 @@ export class AppModule {
         ObservabilityModule,
         TenancyModule,
         AuthModule.forRoot(config),
+        RegistryModule,
+        InvocationModule,
+        ...enabledProviderModules(config, providers).map((entry) => entry.module),
         ...imports,
       ],
       providers: [

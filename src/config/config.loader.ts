@@ -39,6 +39,24 @@ export function validateConfig(raw: unknown): Config {
   throw new ConfigError(describeIssue(result.error.issues[0], raw));
 }
 
+/**
+ * Validates one provider's section (`builtins.<name>`) against the provider's own schema, with the same
+ * one-line errors as the main configuration.
+ */
+export function parseProviderConfig<S extends z.ZodType>(
+  config: { builtins: Record<string, unknown> },
+  name: string,
+  schema: S,
+): z.output<S> {
+  const raw = config.builtins[name] ?? {};
+  const result = schema.safeParse(raw);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  throw new ConfigError(
+    describeIssue({ ...issue, path: ['builtins', name, ...issue.path] }, { builtins: { [name]: raw } }),
+  );
+}
+
 function readConfigFile(path: string, required: boolean): Record<string, unknown> {
   if (!existsSync(path)) {
     if (required) throw new ConfigError(`Configuration file ${path} (TOOLGATE_CONFIG) does not exist`);

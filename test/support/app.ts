@@ -8,6 +8,7 @@ import { validateConfig } from '../../src/config/config.loader';
 import type { ConfigInput } from '../../src/config/config.schema';
 import { randomToken } from '../../src/common/ids';
 import { createTestDatabase, Engine, TestDatabase } from './databases';
+import type { ProviderModule } from '../../src/tools/builtins/builtin-modules';
 
 export interface TestApp {
   toolgate: Toolgate;
@@ -21,6 +22,8 @@ export interface TestApp {
 export interface StartOptions {
   config?: ConfigInput;
   imports?: ModuleMetadata['imports'];
+  /** Provider modules defined by the test, loaded through discovery like built-in ones. */
+  providers?: ProviderModule[];
   /** Reuse a database (second replica, restart); otherwise a fresh one is created and dropped on close. */
   database?: TestDatabase;
   adminKey?: string;
@@ -60,7 +63,7 @@ export async function startApp(engine: Engine, options: StartOptions = {}): Prom
   );
   let toolgate: Toolgate;
   try {
-    toolgate = await createToolgate(config, options.imports);
+    toolgate = await createToolgate(config, { imports: options.imports, providers: options.providers });
   } catch (error) {
     if (!options.database) await database.drop();
     throw error;

@@ -1,0 +1,15 @@
+export type ToolCallStatus = 'in_progress' | 'completed' | 'failed' | 'denied' | 'rate_limited' | 'cancelled';
+
+/** The `tool_call` object answered by /v1/tool_calls and streamed in its events. */
+export interface ToolCallObject {
+  id: string;
+  object: 'tool_call';
+  call_id: string;
+  name: string;
+  status: ToolCallStatus;
+  output: unknown;
+  error: { code: string; message: string } | null;
+  duration_ms: number | null;
+  created_at: number;
+  response_id: string | null;
+}

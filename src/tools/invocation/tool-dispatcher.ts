@@ -1,0 +1,280 @@
+import { BeforeApplicationShutdown, Injectable, Logger, Optional } from '@nestjs/common';
+import { ApiError } from '../../common/api-error';
+import { newId } from '../../common/ids';
+import { formatViolations, JsonSchemaValidator } from '../../common/json-schema';
+import { AppConfig } from '../../config/app-config';
+import type { Identity } from '../../tenancy/request-context';
+import type { ToolContext, ToolResult } from '../tool-executor';
+import { unknownToolMessage } from './did-you-mean';
+import { InvocationMetrics } from './invocation.metrics';
+import type { ToolCallObject, ToolCallStatus } from './tool-call';
+import { ToolCallAudit } from './tool-call-audit';
+import { ResolvedTool, ToolPolicy } from './tool-policy';
+
+export interface InvokeRequest {
+  name: string;
+  /** An object, or a JSON string as models produce them. */
+  arguments?: unknown;
+  callId?: string;
+  responseId?: string;
+  timeoutMs?: number;
+}
+
+export interface InvokeOptions {
+  /** Aborts the call (client disconnect). */
+  signal?: AbortSignal;
+  /** Called once every check has passed, just before the tool starts. */
+  onStart?(toolCall: ToolCallObject): void;
+  /** Receives the tool's progress events, in order, until the call ends. */
+  onProgress?(event: Record<string, unknown>): void;
+}
+
+type AbortCause = 'client' | 'timeout' | 'shutdown';
+
+class CallAborted extends Error {
+  constructor(readonly why: AbortCause) {
+    super(`aborted: ${why}`);
+  }
+}
+
+/**
+ * The only path by which any tool runs: resolve -> authorize -> validate arguments -> execute ->
+ * validate result -> audit -> metrics. A failing tool becomes a failed tool_call, never an HTTP 500.
+ */
+@Injectable()
+export class ToolDispatcher implements BeforeApplicationShutdown {
+  private readonly logger = new Logger('ToolDispatcher');
+  private readonly shutdown = new AbortController();
+
+  constructor(
+    private readonly policy: ToolPolicy,
+    private readonly schemas: JsonSchemaValidator,
+    private readonly config: AppConfig,
+    private readonly metrics: InvocationMetrics,
+    @Optional() private readonly audit?: ToolCallAudit,
+  ) {}
+
+  async invoke(identity: Identity, request: InvokeRequest, options: InvokeOptions = {}): Promise<ToolCallObject> {
+    const toolCall = this.newToolCall(request);
+    const tool = await this.resolve(identity, request.name);
+
+    const authorization = await this.policy.authorize(identity, tool);
+    if (!authorization.allowed) {
+      const refused = finish(toolCall, authorization.status, null, {
+        code: authorization.code,
+        message: authorization.reason,
+      });
+      await this.settle(identity, tool, request.arguments, refused);
+      if (authorization.status === 'rate_limited')
+        throw rateLimited(authorization.reason, authorization.retryAfterSeconds);
+      return refused;
+    }
+
+    const args = this.validArguments(tool, request.arguments);
+    const started = performance.now();
+    options.onStart?.({ ...toolCall });
+    const { status, output, error } = await this.execute(identity, tool, toolCall, args, request, options);
+    const done = finish(toolCall, status, output, error, performance.now() - started);
+    this.metrics.duration.observe({ tool_name: tool.name, source: tool.source }, (done.duration_ms ?? 0) / 1000);
+    await this.settle(identity, tool, args, done);
+    return done;
+  }
+
+  /** The caller's effective tools (for definitions and "did you mean"). */
+  effectiveTools(identity: Identity, requested?: string[]): Promise<ResolvedTool[]> {
+    return this.policy.effectiveTools(identity, requested);
+  }
+
+  beforeApplicationShutdown(): void {
+    this.shutdown.abort();
+  }
+
+  private newToolCall(request: InvokeRequest): ToolCallObject {
+    const id = newId('call_');
+    return {
+      id,
+      object: 'tool_call',
+      call_id: request.callId ?? id,
+      name: request.name,
+      status: 'in_progress',
+      output: null,
+      error: null,
+      duration_ms: null,
+      created_at: Math.floor(Date.now() / 1000),
+      response_id: request.responseId ?? null,
+    };
+  }
+
+  private async resolve(identity: Identity, name: string): Promise<ResolvedTool> {
+    const tool = await this.policy.resolve(identity, name);
+    if (tool) return tool;
+    const known = (await this.policy.effectiveTools(identity)).map((t) => t.name);
+    throw ApiError.invalid(unknownToolMessage(name, known), 'name', 'unknown_tool');
+  }
+
+  private validArguments(tool: ResolvedTool, raw: unknown): unknown {
+    let args = raw ?? {};
+    if (typeof args === 'string') {
+      try {
+        args = args.trim() === '' ? {} : JSON.parse(args);
+      } catch (error) {
+        throw ApiError.invalid(
+          `arguments is not valid JSON: ${(error as Error).message}`,
+          'arguments',
+          'invalid_arguments',
+        );
+      }
+    }
+    const violations = this.schemas.validate(tool.definition.parameters, args);
+    if (violations.length > 0) {
+      throw ApiError.invalid(
+        `Invalid arguments for tool '${tool.name}': ${formatViolations(violations)}`,
+        'arguments',
+        'invalid_arguments',
+      );
+    }
+    return args;
+  }
+
+  private async execute(
+    identity: Identity,
+    tool: ResolvedTool,
+    toolCall: ToolCallObject,
+    args: unknown,
+    request: InvokeRequest,
+    options: InvokeOptions,
+  ): Promise<Pick<ToolCallObject, 'status' | 'output' | 'error'>> {
+    const timeoutMs = this.timeoutFor(request.timeoutMs);
+    const controller = new AbortController();
+    let cause: AbortCause | undefined;
+    const abort = (reason: AbortCause) => {
+      cause ??= reason;
+      controller.abort(new CallAborted(reason));
+    };
+    const timer = setTimeout(() => abort('timeout'), timeoutMs);
+    const onClient = () => abort('client');
+    const onShutdown = () => abort('shutdown');
+    if (options.signal?.aborted) abort('client');
+    options.signal?.addEventListener('abort', onClient, { once: true });
+    this.shutdown.signal.addEventListener('abort', onShutdown, { once: true });
+    let open = true;
+    const context: ToolContext = {
+      tenantId: identity.tenantId,
+      userId: identity.subject,
+      agentProfile: identity.agentProfile,
+      responseId: toolCall.response_id ?? undefined,
+      signal: controller.signal,
+      progress: (event) => {
+        if (open) options.onProgress?.(event);
+      },
+    };
+    try {
+      const result = await runUntilAborted(
+        () => tool.executor.execute({ id: toolCall.call_id, name: tool.name, arguments: args }, context),
+        controller.signal,
+      );
+      return this.judgeResult(tool, result);
+    } catch (error) {
+      if (cause === 'timeout') return failure('timeout', `Tool '${tool.name}' did not finish within ${timeoutMs} ms`);
+      if (cause === 'client')
+        return {
+          status: 'cancelled',
+          output: null,
+          error: { code: 'cancelled', message: 'The client went away; the call was cancelled' },
+        };
+      if (cause === 'shutdown')
+        return {
+          status: 'cancelled',
+          output: null,
+          error: { code: 'shutdown', message: 'The service is shutting down; the call was cancelled' },
+        };
+      this.logger.warn({ err: error, tool: tool.name }, 'Tool execution threw');
+      return failure('tool_error', `Tool '${tool.name}' failed: ${(error as Error)?.message ?? String(error)}`);
+    } finally {
+      open = false;
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onClient);
+      this.shutdown.signal.removeEventListener('abort', onShutdown);
+    }
+  }
+
+  private judgeResult(tool: ResolvedTool, result: ToolResult): Pick<ToolCallObject, 'status' | 'output' | 'error'> {
+    if (result.isError) {
+      return {
+        status: 'failed',
+        output: result.output,
+        error: { code: 'tool_error', message: errorMessageOf(result.output, tool.name) },
+      };
+    }
+    const returns = tool.definition.returns;
+    const violations = returns ? this.schemas.validate(returns, result.output) : [];
+    if (violations.length > 0) {
+      return failure(
+        'invalid_result',
+        `Tool '${tool.name}' returned a result that does not match its result schema: ${formatViolations(violations)}`,
+      );
+    }
+    return { status: 'completed', output: result.output, error: null };
+  }
+
+  private timeoutFor(requested: number | undefined): number {
+    const { default_timeout, max_timeout } = this.config.tools;
+    return Math.min(requested ?? default_timeout, max_timeout);
+  }
+
+  /** Audit first (durable before the answer), then count. */
+  private async settle(identity: Identity, tool: ResolvedTool, args: unknown, toolCall: ToolCallObject): Promise<void> {
+    await this.audit?.record({ identity, tool, arguments: args, toolCall });
+    this.metrics.calls.inc({ tool_name: tool.name, source: tool.source, status: toolCall.status });
+  }
+}
+
+/**
+ * Runs the tool but stops waiting as soon as the signal fires: a tool that ignores its signal or never
+ * settles cannot hold the call. Its eventual outcome is discarded.
+ */
+function runUntilAborted<T>(work: () => Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    Promise.resolve()
+      .then(work)
+      .then(resolve, reject)
+      .finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+function finish(
+  toolCall: ToolCallObject,
+  status: ToolCallStatus,
+  output: unknown,
+  error: ToolCallObject['error'],
+  durationMs?: number,
+): ToolCallObject {
+  return {
+    ...toolCall,
+    status,
+    output,
+    error,
+    duration_ms: durationMs === undefined ? null : Math.round(durationMs * 1000) / 1000,
+  };
+}
+
+function failure(code: string, message: string): Pick<ToolCallObject, 'status' | 'output' | 'error'> {
+  return { status: 'failed', output: null, error: { code, message } };
+}
+
+function errorMessageOf(output: unknown, toolName: string): string {
+  if (typeof output === 'string' && output !== '') return output;
+  const nested =
+    (output as { error?: { message?: unknown }; message?: unknown } | null)?.error?.message ??
+    (output as { message?: unknown } | null)?.message;
+  return typeof nested === 'string' ? nested : `Tool '${toolName}' reported an error`;
+}
+
+function rateLimited(reason: string, retryAfterSeconds = 1): ApiError {
+  return new ApiError(429, 'rate_limit_error', reason, 'rate_limited', null, {
+    'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))),
+  });
+}

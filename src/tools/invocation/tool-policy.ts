@@ -1,0 +1,33 @@
+import type { Identity } from '../../tenancy/request-context';
+import type { ExecutorKind, ToolDefinition, ToolExecutor } from '../tool-executor';
+
+/** A tool as the dispatcher sees it: what it is, who runs it. */
+export interface ResolvedTool {
+  name: string;
+  definition: ToolDefinition;
+  executor: ToolExecutor;
+  source: ExecutorKind;
+  /** The built-in provider or MCP source that serves it. */
+  origin: string;
+  /** The catalog entry, once tools live in the catalog. */
+  toolId?: string;
+}
+
+export type Authorization =
+  | { allowed: true }
+  | { allowed: false; status: 'denied' | 'rate_limited'; code: string; reason: string; retryAfterSeconds?: number };
+
+/**
+ * Decides which tools a caller sees and may run (DESIGN "Effective tool set", seed 001 `AuthorizeTool`).
+ * The dispatcher depends on this contract only; the catalog supplies the governed implementation.
+ */
+export abstract class ToolPolicy {
+  /** The caller's effective tool set, narrowed to `requested` names when given. */
+  abstract effectiveTools(identity: Identity, requested?: string[]): Promise<ResolvedTool[]>;
+
+  /** One tool of the caller's effective set, or undefined when the caller cannot see it. */
+  abstract resolve(identity: Identity, name: string): Promise<ResolvedTool | undefined>;
+
+  /** Whether this call may run now (approval, tenant access, rate limit). */
+  abstract authorize(identity: Identity, tool: ResolvedTool): Promise<Authorization>;
+}
