@@ -110,7 +110,7 @@ export const configSchema = z
       .strict()
       .prefault({}),
     /** One section per built-in provider (`builtins.<name>.enabled`); see src/tools/builtins. */
-    builtins: z.record(z.string(), z.object({ enabled: flag().default(false) }).passthrough()).prefault({}),
+    builtins: z.record(z.string(), z.object({ enabled: flag().optional() }).passthrough()).prefault({}),
   })
   .strict();
 

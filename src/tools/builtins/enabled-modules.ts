@@ -16,7 +16,7 @@ export function enabledProviderModules(config: Config, extra: ProviderModule[] =
       `Invalid configuration: builtins.${unknown[0]} names no built-in provider; known: ${[...known].sort().join(', ')}`,
     );
   }
-  return all.filter((entry) => isOn(config, entry.name) === true);
+  return all.filter((entry) => isOn(config, entry.name) ?? entry.enabledByDefault ?? false);
 }
 
 function isOn(config: Config, name: string): boolean | undefined {
