@@ -4,6 +4,8 @@ import type { DynamicModule, Type } from '@nestjs/common';
 export interface ProviderModule {
   name: string;
   module: Type | DynamicModule;
+  /** Whether it loads when its config section says nothing (DESIGN: file_search on, web_search off). */
+  enabledByDefault?: boolean;
 }
 
 /**
