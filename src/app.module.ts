@@ -8,6 +8,7 @@ import { ErrorFilter } from './common/error.filter';
 import { createValidationPipe } from './common/validation';
 import { AppConfig } from './config/app-config';
 import type { Config } from './config/config.schema';
+import { ChangeEvents } from './database/change-events';
 import { Database } from './database/database';
 import { loggingParams } from './observability/logging';
 import { ObservabilityModule } from './observability/observability.module';
@@ -17,7 +18,7 @@ import { enabledProviderModules } from './tools/builtins/enabled-modules';
 import { InvocationModule } from './tools/invocation/invocation.module';
 import { RegistryModule } from './tools/registry/registry.module';
 
-/** Configuration and database, available to every module. */
+/** Configuration, database and change notifications, available to every module. */
 @Global()
 @Module({})
 class CoreModule {
@@ -28,8 +29,9 @@ class CoreModule {
         { provide: AppConfig, useValue: config },
         { provide: Database, useValue: database },
         { provide: DataSource, useValue: database.dataSource },
+        ChangeEvents,
       ],
-      exports: [AppConfig, Database, DataSource],
+      exports: [AppConfig, Database, DataSource, ChangeEvents],
     };
   }
 }

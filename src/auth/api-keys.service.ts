@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, Repository } from 'typeorm';
 import { ApiError } from '../common/api-error';
+import { ChangeEvents } from '../database/change-events';
 import { newId } from '../common/ids';
 import { ListPage } from '../common/list.dto';
 import { paginate } from '../common/paginate';
@@ -12,13 +13,28 @@ import { ApiKeyDto, CreateApiKeyDto, CreatedApiKeyDto, DeletedApiKeyDto, ListApi
 
 /** `last_used_at` is refreshed at most this often, so a busy key does not cost a write per request. */
 const LAST_USED_RESOLUTION_MS = 60_000;
+/** Verified keys are remembered this long at most; any change to keys drops them at once on every replica. */
+const CACHE_TTL_MS = 60_000;
+const CACHE_MAX_ENTRIES = 10_000;
+const KEYS_CHANGED = 'api_keys.changed';
+
+interface CachedKey {
+  entity: ApiKeyEntity;
+  cachedAt: number;
+}
 
 @Injectable()
 export class ApiKeysService {
   private readonly keys: Repository<ApiKeyEntity>;
+  private readonly verified = new Map<string, CachedKey>();
 
-  constructor(dataSource: DataSource) {
+  constructor(
+    dataSource: DataSource,
+    private readonly events: ChangeEvents,
+  ) {
     this.keys = dataSource.getRepository(ApiKeyEntity);
+    events.subscribe(KEYS_CHANGED, () => this.verified.clear());
+    events.onReset(() => this.verified.clear());
   }
 
   async create(input: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
@@ -85,16 +101,25 @@ export class ApiKeysService {
   async revoke(id: string): Promise<DeletedApiKeyDto> {
     const entity = await this.keys.findOneBy({ id });
     if (!entity) throw ApiError.notFound('API key', id, 'id');
-    if (!entity.revokedAt) await this.keys.update({ id }, { revokedAt: new Date() });
+    if (!entity.revokedAt) {
+      await this.keys.update({ id }, { revokedAt: new Date() });
+      await this.keysChanged();
+    }
     return { id, object: 'api_key.deleted', deleted: true };
   }
 
+  /** Tells every replica to forget the keys it verified; call after any revocation or replacement. */
+  keysChanged(): Promise<void> {
+    return this.events.publish(KEYS_CHANGED);
+  }
+
   /**
-   * Resolves a presented secret to an identity. The database is asked on every request, so a key
-   * revoked on one replica is refused by all of them at once.
+   * Resolves a presented secret to an identity. Verified keys are cached briefly; a revocation anywhere
+   * clears the caches of every replica through LISTEN/NOTIFY, so a revoked key is refused at once.
    */
   async authenticate(secret: string): Promise<Identity> {
-    const entity = await this.keys.findOneBy({ secretHash: hashApiKeySecret(secret) });
+    const secretHash = hashApiKeySecret(secret);
+    const entity = this.cached(secretHash) ?? (await this.load(secretHash));
     if (!entity) throw ApiError.unauthorized('Invalid API key');
     if (entity.revokedAt) throw ApiError.unauthorized('This API key has been revoked', 'revoked_api_key');
     if (entity.expiresAt && entity.expiresAt.getTime() <= Date.now()) {
@@ -104,9 +129,26 @@ export class ApiKeysService {
     return { tenantId: entity.tenantId, role: entity.role, subject: entity.id, method: 'api_key' };
   }
 
+  private cached(secretHash: string): ApiKeyEntity | undefined {
+    const hit = this.verified.get(secretHash);
+    if (hit && Date.now() - hit.cachedAt < CACHE_TTL_MS) return hit.entity;
+    this.verified.delete(secretHash);
+    return undefined;
+  }
+
+  private async load(secretHash: string): Promise<ApiKeyEntity | null> {
+    const entity = await this.keys.findOneBy({ secretHash });
+    if (entity && !entity.revokedAt) {
+      if (this.verified.size >= CACHE_MAX_ENTRIES) this.verified.clear();
+      this.verified.set(secretHash, { entity, cachedAt: Date.now() });
+    }
+    return entity;
+  }
+
   private touch(entity: ApiKeyEntity): void {
     const now = Date.now();
     if (entity.lastUsedAt && now - entity.lastUsedAt.getTime() < LAST_USED_RESOLUTION_MS) return;
+    entity.lastUsedAt = new Date(now);
     // Best effort: a failed bookkeeping write must not fail the request it describes.
     void this.keys.update({ id: entity.id }, { lastUsedAt: new Date(now) }).catch(() => undefined);
   }

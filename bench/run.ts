@@ -1,0 +1,21 @@
+import 'reflect-metadata';
+import { run as invocation } from './invocation.bench';
+
+/** `npm run bench [name...]`: every benchmark, or the named ones, each printing ratios against its own baseline. */
+const BENCHMARKS: Record<string, () => Promise<void>> = { invocation };
+
+async function main(): Promise<void> {
+  const wanted = process.argv.slice(2);
+  const unknown = wanted.filter((name) => !(name in BENCHMARKS));
+  if (unknown.length)
+    throw new Error(`Unknown benchmark ${unknown.join(', ')}; known: ${Object.keys(BENCHMARKS).join(', ')}`);
+  for (const name of wanted.length ? wanted : Object.keys(BENCHMARKS)) await BENCHMARKS[name]();
+}
+
+main().then(
+  () => process.exit(0),
+  (error: Error) => {
+    console.error(error.message);
+    process.exit(1);
+  },
+);

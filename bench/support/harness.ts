@@ -1,0 +1,113 @@
+import autocannon from 'autocannon';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createToolgate, Toolgate } from '../../src/app.factory';
+import { randomToken } from '../../src/common/ids';
+import { validateConfig } from '../../src/config/config.loader';
+import type { ConfigInput } from '../../src/config/config.schema';
+import type { ProviderModule } from '../../src/tools/builtins/builtin-modules';
+
+export interface BenchApp {
+  toolgate: Toolgate;
+  baseUrl: string;
+  adminKey: string;
+  close(): Promise<void>;
+}
+
+/** Starts the service for a benchmark: on DATABASE_URL when set, otherwise on a fresh embedded database. */
+export async function startBenchApp(config: ConfigInput = {}, providers: ProviderModule[] = []): Promise<BenchApp> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'toolgate-bench-'));
+  const adminKey = `tg_bench_${randomToken(24)}`;
+  const base = {
+    server: { host: '127.0.0.1' },
+    data_dir: dataDir,
+    database: { url: process.env.DATABASE_URL },
+    auth: { admin_api_key: adminKey },
+    logging: { level: 'silent' },
+  };
+  const toolgate = await createToolgate(validateConfig({ ...base, ...config }), { providers });
+  await toolgate.app.listen(0, '127.0.0.1');
+  const { port } = (toolgate.app.getHttpServer() as Server).address() as AddressInfo;
+  return {
+    toolgate,
+    baseUrl: `http://127.0.0.1:${port}`,
+    adminKey,
+    close: async () => {
+      await toolgate.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface LoadResult {
+  label: string;
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+export interface LoadTarget {
+  label: string;
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+/** Load from a worker thread, so the load generator does not share the server's event loop. */
+export async function measure(target: LoadTarget, seconds: number, connections = 16): Promise<LoadResult> {
+  const result = await autocannon({
+    url: target.url,
+    method: target.method ?? 'GET',
+    headers: target.headers,
+    body: target.body,
+    connections,
+    duration: seconds,
+    workers: 1,
+  });
+  return {
+    label: target.label,
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.non2xx,
+  };
+}
+
+/** Runs baseline and subject alternately (warm-up first), keeping each one's best round. */
+export async function compare(
+  baseline: LoadTarget,
+  subject: LoadTarget,
+  rounds = 2,
+  seconds = 5,
+): Promise<[LoadResult, LoadResult]> {
+  await measure(baseline, 1);
+  await measure(subject, 1);
+  let best: [LoadResult, LoadResult] | undefined;
+  for (let round = 0; round < rounds; round++) {
+    const a = await measure(baseline, seconds);
+    const b = await measure(subject, seconds);
+    best = best ? [pick(best[0], a), pick(best[1], b)] : [a, b];
+  }
+  return best!;
+}
+
+function pick(a: LoadResult, b: LoadResult): LoadResult {
+  return a.requestsPerSecond >= b.requestsPerSecond ? a : b;
+}
+
+export function printComparison(title: string, [baseline, subject]: [LoadResult, LoadResult]): void {
+  const row = (r: LoadResult) =>
+    `  ${r.label.padEnd(44)} ${r.requestsPerSecond.toFixed(0).padStart(7)} req/s   p50 ${r.p50.toFixed(1).padStart(6)} ms   p99 ${r.p99.toFixed(1).padStart(6)} ms   errors ${r.errors}`;
+  console.log(`\n${title}`);
+  console.log(row(baseline));
+  console.log(row(subject));
+  console.log(
+    `  ratio (subject / baseline): throughput ${(subject.requestsPerSecond / baseline.requestsPerSecond).toFixed(2)}x, ` +
+      `p50 ${(subject.p50 / baseline.p50).toFixed(2)}x, p99 ${(subject.p99 / baseline.p99).toFixed(2)}x`,
+  );
+}
