@@ -28,8 +28,13 @@ export async function createToolgate(
     const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ config, database, ...extra }), {
       bufferLogs: true,
       bodyParser: false,
+      // Hand start-up failures (e.g. a provider's ConfigError) to the caller instead of exiting here,
+      // so main prints them as one line and tests can assert them.
+      abortOnError: false,
+      autoFlushLogs: false,
     });
     app.useLogger(app.get(Logger));
+    app.flushLogs();
     app.disable('x-powered-by');
     app.set('query parser', 'extended');
     app.useBodyParser('json', { limit: config.server.body_limit });

@@ -15,6 +15,7 @@ import { ObservabilityModule } from './observability/observability.module';
 import { TenancyModule } from './tenancy/tenancy.module';
 import { ProviderModule } from './tools/builtins/builtin-modules';
 import { enabledProviderModules } from './tools/builtins/enabled-modules';
+import { CatalogModule } from './tools/catalog/catalog.module';
 import { InvocationModule } from './tools/invocation/invocation.module';
 import { RegistryModule } from './tools/registry/registry.module';
 
@@ -61,6 +62,7 @@ export class AppModule {
         TenancyModule,
         AuthModule.forRoot(config),
         RegistryModule,
+        CatalogModule,
         InvocationModule,
         ...enabledProviderModules(config, providers).map((entry) => entry.module),
         ...imports,

@@ -60,6 +60,18 @@ describe('POST /v1/tool_calls', () => {
       .set(bearer(t.adminKey))
       .send({ name: 'acme agent', tenant_id: 'acme' })
       .expect(201);
+    // A named agent profile sees only the bundles assigned to it.
+    const echo = await t.http.get('/v1/tools?q=echo').set(bearer(t.adminKey)).expect(200);
+    const bundle = await t.http
+      .post('/v1/tools/bundles')
+      .set(bearer(t.adminKey))
+      .send({ name: 'support tools', tools: [echo.body.data[0].id] })
+      .expect(201);
+    await t.http
+      .post(`/v1/tools/bundles/${bundle.body.id}/assign`)
+      .set(bearer(t.adminKey))
+      .send({ tenant_id: 'acme', agent_profile: 'support' })
+      .expect(200);
     const res = await t.http
       .post('/v1/tool_calls')
       .set(bearer(key.body.secret))

@@ -22,7 +22,8 @@ const flag = () =>
 export const duration = () =>
   z.union([integer().pipe(z.number().nonnegative()), z.string()]).transform((value, ctx) => {
     if (typeof value === 'number') return value;
-    const parsed = ms(value as ms.StringValue);
+    // ms() throws on an empty string instead of answering undefined; either way it is not a duration.
+    const parsed = value.trim() === '' ? undefined : ms(value.trim() as ms.StringValue);
     if (typeof parsed !== 'number' || Number.isNaN(parsed) || parsed < 0) {
       ctx.addIssue({ code: 'custom', message: 'expected a duration such as "30s", "10m", "1h" or "90d"' });
       return z.NEVER;
@@ -56,7 +57,10 @@ export const configSchema = z
       .object({
         port: port().default(8080),
         host: text().default('0.0.0.0'),
-        body_limit: text().default('1mb'),
+        // Read by Express's body parsers, which refuse to start on anything else.
+        body_limit: text()
+          .pipe(z.string().regex(/^\d+(\.\d+)?\s*(b|kb|mb|gb|tb|pb)?$/i, 'expected a size such as "512kb" or "1mb"'))
+          .default('1mb'),
         shutdown_grace_period: duration().default(10_000),
       })
       .strict()
@@ -65,7 +69,10 @@ export const configSchema = z
     database: z
       .object({
         url: optionalText(),
-        pool_size: integer().pipe(z.number().min(1).max(200)).default(10),
+        // Start-up work holds one connection for its advisory lock while it queries on another: 1 would deadlock.
+        pool_size: integer()
+          .pipe(z.number().min(2, 'expected at least 2 (one connection holds the start-up lock)').max(200))
+          .default(10),
         migrations_run: flag().default(true),
         statement_timeout: duration().default(30_000),
       })
@@ -106,6 +113,15 @@ export const configSchema = z
       .object({
         default_timeout: duration().default(30_000),
         max_timeout: duration().default(300_000),
+      })
+      .strict()
+      .prefault({}),
+    catalog: z
+      .object({
+        /** Tools scoring below this need a human review: they cannot be created approved or be auto-approved. */
+        mandatory_review_threshold: integer().pipe(z.number().min(0).max(100)).default(70),
+        /** When set, new tools scoring at least this much are approved automatically. Off by default. */
+        auto_approve_score: integer().pipe(z.number().min(0).max(100)).optional(),
       })
       .strict()
       .prefault({}),

@@ -4,6 +4,7 @@ import type { DataSource } from 'typeorm';
 export const AdvisoryLock = {
   migrations: 7_301_001,
   bootstrapAdminKey: 7_301_002,
+  builtinCatalogSync: 7_301_003,
 } as const;
 
 /** Runs `work` while holding a session-level advisory lock on a dedicated connection. */

@@ -1,21 +1,15 @@
 import { Global, Module } from '@nestjs/common';
 import { JsonSchemaValidator } from '../../common/json-schema';
-import { BuiltinToolPolicy } from './builtin-tool-policy';
 import { InvocationMetrics } from './invocation.metrics';
 import { ToolCallsController } from './tool-calls.controller';
 import { ToolDefinitionsController } from './tool-definitions.controller';
 import { ToolDispatcher } from './tool-dispatcher';
-import { ToolPolicy } from './tool-policy';
 
+/** The dispatcher and its routes; the ToolPolicy it obeys comes from the catalog. */
 @Global()
 @Module({
   controllers: [ToolCallsController, ToolDefinitionsController],
-  providers: [
-    ToolDispatcher,
-    InvocationMetrics,
-    JsonSchemaValidator,
-    { provide: ToolPolicy, useClass: BuiltinToolPolicy },
-  ],
+  providers: [ToolDispatcher, InvocationMetrics, JsonSchemaValidator],
   exports: [ToolDispatcher, JsonSchemaValidator],
 })
 export class InvocationModule {}

@@ -70,6 +70,13 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
       return refused;
     }
 
+    if (tool.source === 'function') {
+      throw ApiError.invalid(
+        `Tool '${tool.name}' is a function tool: the client executes it, so it cannot be run here`,
+        'name',
+        'client_executed_tool',
+      );
+    }
     const args = this.validArguments(tool, request.arguments);
     const started = performance.now();
     options.onStart?.({ ...toolCall });
@@ -144,6 +151,13 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
     request: InvokeRequest,
     options: InvokeOptions,
   ): Promise<Pick<ToolCallObject, 'status' | 'output' | 'error'>> {
+    const executor = tool.executor;
+    if (!executor) {
+      return failure(
+        'not_executable',
+        `Tool '${tool.name}' cannot run: its ${tool.source} source '${tool.origin}' is not available`,
+      );
+    }
     const timeoutMs = this.timeoutFor(request.timeoutMs);
     const controller = new AbortController();
     let cause: AbortCause | undefined;
@@ -170,7 +184,7 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
     };
     try {
       const result = await runUntilAborted(
-        () => tool.executor.execute({ id: toolCall.call_id, name: tool.name, arguments: args }, context),
+        () => executor.execute({ id: toolCall.call_id, name: tool.name, arguments: args }, context),
         controller.signal,
       );
       return this.judgeResult(tool, result);

@@ -5,12 +5,20 @@ import type { ExecutorKind, ToolDefinition, ToolExecutor } from '../tool-executo
 export interface ResolvedTool {
   name: string;
   definition: ToolDefinition;
-  executor: ToolExecutor;
+  /** Who runs it; absent for client-executed function tools and for sources that are not connected. */
+  executor?: ToolExecutor;
   source: ExecutorKind;
   /** The built-in provider or MCP source that serves it. */
   origin: string;
-  /** The catalog entry, once tools live in the catalog. */
-  toolId?: string;
+  /** The catalog entry's governance: audit level, rate limit, credential. */
+  governance?: ToolGovernance;
+}
+
+export interface ToolGovernance {
+  toolId: string;
+  auditLevel: 'none' | 'basic' | 'full';
+  rateLimit: { per_minute?: number; per_hour?: number; per_day?: number } | null;
+  credentialKey?: string;
 }
 
 export type Authorization =

@@ -1,0 +1,57 @@
+/** Field values of seed 001's ToolEntry. */
+export const SOURCE_TYPES = ['mcp', 'sandbox', 'function', 'builtin'] as const;
+export type SourceType = (typeof SOURCE_TYPES)[number];
+
+export const PERMISSIONS = [
+  'network_access',
+  'network_internal',
+  'network_external',
+  'filesystem_read',
+  'filesystem_write',
+  'kubernetes_api',
+  'database_access',
+  'secret_access',
+] as const;
+export type Permission = (typeof PERMISSIONS)[number];
+
+export const SECURITY_STATUSES = ['unreviewed', 'reviewed', 'approved', 'blocked'] as const;
+export type SecurityStatus = (typeof SECURITY_STATUSES)[number];
+
+export const AUDIT_LEVELS = ['none', 'basic', 'full'] as const;
+export type AuditLevel = (typeof AUDIT_LEVELS)[number];
+
+export const TENANT_ACCESS_MODES = ['all', 'allowlist', 'denylist'] as const;
+
+export interface ToolSource {
+  type: SourceType;
+  server_url?: string;
+  server_name?: string;
+  tool_name?: string;
+  template?: string;
+  entrypoint?: string;
+  /** Built-in tools: the provider serving them. */
+  provider?: string;
+  /** Key in the calling tenant's credential store, supplied at execution time. */
+  credential_key?: string;
+}
+
+export interface TenantAccess {
+  mode: (typeof TENANT_ACCESS_MODES)[number];
+  allowlist?: string[];
+  denylist?: string[];
+}
+
+export interface RateLimit {
+  per_minute?: number;
+  per_hour?: number;
+  per_day?: number;
+}
+
+export interface AutoReviewResult {
+  score: number;
+  flags: string[];
+  suggestions: string[];
+}
+
+/** The seed's name rule for registered tools. */
+export const TOOL_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{1,62}[a-z0-9]$/;

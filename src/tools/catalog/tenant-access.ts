@@ -1,0 +1,13 @@
+import type { TenantAccess } from './catalog.types';
+
+/** Seed 001's tenant access modes: everyone, only the allowlist, or everyone but the denylist. */
+export function tenantAdmitted(access: TenantAccess, tenantId: string): boolean {
+  switch (access.mode) {
+    case 'all':
+      return true;
+    case 'allowlist':
+      return (access.allowlist ?? []).includes(tenantId);
+    case 'denylist':
+      return !(access.denylist ?? []).includes(tenantId);
+  }
+}

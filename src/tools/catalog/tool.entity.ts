@@ -1,0 +1,89 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { JsonSchema } from '../tool-executor';
+import type {
+  AuditLevel,
+  AutoReviewResult,
+  Permission,
+  RateLimit,
+  SecurityStatus,
+  TenantAccess,
+  ToolSource,
+} from './catalog.types';
+
+/** What changed in a pinned tool since its review (MCP re-discovery): old and new definitions. */
+export interface PendingChange {
+  detected_at: string;
+  fields: string[];
+  old: Record<string, unknown>;
+  new: Record<string, unknown>;
+}
+
+@Entity({ name: 'tools' })
+export class ToolEntity {
+  @PrimaryColumn({ type: 'varchar' })
+  id: string;
+
+  @Column({ type: 'varchar' })
+  name: string;
+
+  @Column({ type: 'text' })
+  description: string;
+
+  @Column({ type: 'jsonb' })
+  source: ToolSource;
+
+  @Column({ type: 'jsonb' })
+  schema: JsonSchema;
+
+  @Column({ name: 'output_schema', type: 'jsonb', nullable: true })
+  outputSchema: JsonSchema | null;
+
+  @Column({ type: 'jsonb', nullable: true })
+  annotations: Record<string, unknown> | null;
+
+  @Column({ type: 'text', array: true })
+  permissions: Permission[];
+
+  @Column({ name: 'security_status', type: 'varchar' })
+  securityStatus: SecurityStatus;
+
+  @Column({ type: 'text', array: true })
+  tags: string[];
+
+  @Column({ name: 'tenant_access', type: 'jsonb' })
+  tenantAccess: TenantAccess;
+
+  @Column({ name: 'audit_level', type: 'varchar' })
+  auditLevel: AuditLevel;
+
+  @Column({ name: 'rate_limit', type: 'jsonb', nullable: true })
+  rateLimit: RateLimit | null;
+
+  @Column({ name: 'owner_tenant_id', type: 'varchar', nullable: true })
+  ownerTenantId: string | null;
+
+  @Column({ type: 'boolean' })
+  stale: boolean;
+
+  /** Hash of the description and schemas a reviewer last saw; a different hash means "changed since review". */
+  @Column({ name: 'reviewed_hash', type: 'varchar', nullable: true })
+  reviewedHash: string | null;
+
+  @Column({ name: 'pending_change', type: 'jsonb', nullable: true })
+  pendingChange: PendingChange | null;
+
+  @Column({ name: 'auto_review', type: 'jsonb' })
+  autoReview: AutoReviewResult & { checked_at: string };
+
+  @Column({ name: 'reviewed_by', type: 'varchar', nullable: true })
+  reviewedBy: string | null;
+
+  @Column({ name: 'reviewed_at', type: 'timestamptz', precision: 3, nullable: true })
+  reviewedAt: Date | null;
+
+  @Column({ name: 'created_at', type: 'timestamptz', precision: 3 })
+  createdAt: Date;
+
+  @Column({ name: 'updated_at', type: 'timestamptz', precision: 3 })
+  updatedAt: Date;
+}

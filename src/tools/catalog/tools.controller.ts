@@ -1,0 +1,113 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Admin, Authenticated } from '../../auth/auth.decorators';
+import { ApiErrors } from '../../common/api-errors.decorator';
+import { ListQueryDto } from '../../common/list.dto';
+import { RequestContext } from '../../tenancy/request-context';
+import { ToolReviewService } from './tool-review.service';
+import {
+  AutoReviewDto,
+  CreateToolDto,
+  ListToolsQueryDto,
+  ReviewToolDto,
+  ToolDto,
+  ToolListDto,
+  ToolReviewDto,
+  UpdateToolDto,
+} from './tools.dto';
+import { ToolsService } from './tools.service';
+
+@ApiTags('Tool catalog')
+@Authenticated()
+@Controller('v1/tools')
+export class ToolsController {
+  constructor(
+    private readonly tools: ToolsService,
+    private readonly reviews: ToolReviewService,
+    private readonly context: RequestContext,
+  ) {}
+
+  @Post()
+  @ApiOperation({
+    summary: 'Register a tool',
+    description:
+      'Any authenticated caller. New tools start unreviewed (admins may set security_status). The automated review runs at once.',
+  })
+  @ApiCreatedResponse({ type: ToolDto })
+  @ApiErrors(400, 409)
+  create(@Body() body: CreateToolDto): Promise<ToolDto> {
+    return this.tools.create(this.context.identity, body);
+  }
+
+  @Get()
+  @ApiOperation({
+    summary: 'List tools',
+    description:
+      "Admins see every entry; members see the approved tools of their effective set plus their tenant's own entries.",
+  })
+  @ApiOkResponse({ type: ToolListDto })
+  @ApiErrors(400)
+  list(@Query() query: ListToolsQueryDto) {
+    return this.tools.list(this.context.identity, query);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Get a tool' })
+  @ApiOkResponse({ type: ToolDto })
+  @ApiErrors(404)
+  get(@Param('id') id: string): Promise<ToolDto> {
+    return this.tools.get(this.context.identity, id);
+  }
+
+  @Put(':id')
+  @ApiOperation({
+    summary: 'Update a tool',
+    description:
+      'Mutable fields only (description, schema, permissions, tags, tenant_access, audit_level, rate_limit). Changing the description or schema of a reviewed or approved tool sends it back to unreviewed.',
+  })
+  @ApiOkResponse({ type: ToolDto })
+  @ApiErrors(400, 404)
+  update(@Param('id') id: string, @Body() body: UpdateToolDto): Promise<ToolDto> {
+    return this.tools.update(this.context.identity, id, body);
+  }
+
+  @Delete(':id')
+  @Admin()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Delete a tool (admin). Built-in tools cannot be deleted.' })
+  @ApiErrors(404, 409)
+  remove(@Param('id') id: string) {
+    return this.tools.remove(id);
+  }
+
+  @Post(':id/review')
+  @Admin()
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Record a review decision (admin)',
+    description:
+      'unreviewed -> reviewed -> approved | blocked, approved -> blocked, blocked -> approved; any state -> blocked. Others answer 409.',
+  })
+  @ApiOkResponse({ type: ToolDto })
+  @ApiErrors(400, 404, 409)
+  review(@Param('id') id: string, @Body() body: ReviewToolDto): Promise<ToolDto> {
+    return this.reviews.review(this.context.identity, id, body);
+  }
+
+  @Get(':id/reviews')
+  @ApiOperation({ summary: 'Every review decision of a tool, oldest first' })
+  @ApiOkResponse({ type: [ToolReviewDto] })
+  @ApiErrors(404)
+  async reviewHistory(@Param('id') id: string, @Query() query: ListQueryDto) {
+    await this.tools.visible(this.context.identity, id);
+    return this.reviews.reviews(id, query);
+  }
+
+  @Get(':id/auto_review')
+  @ApiOperation({ summary: 'The automated security review: score, flags, suggestions' })
+  @ApiOkResponse({ type: AutoReviewDto })
+  @ApiErrors(404)
+  autoReview(@Param('id') id: string): Promise<AutoReviewDto> {
+    return this.tools.autoReview(this.context.identity, id);
+  }
+}

@@ -1,0 +1,348 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Matches,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateNested,
+} from 'class-validator';
+import { ListQueryDto } from '../../common/list.dto';
+import { TENANT_ID_PATTERN } from '../../tenancy/tenant-id';
+import {
+  AUDIT_LEVELS,
+  PERMISSIONS,
+  SECURITY_STATUSES,
+  SOURCE_TYPES,
+  TENANT_ACCESS_MODES,
+  TOOL_NAME_PATTERN,
+  type AuditLevel,
+  type Permission,
+  type SecurityStatus,
+  type SourceType,
+} from './catalog.types';
+
+const TAG = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/;
+
+export class ToolSourceDto {
+  @ApiProperty({ enum: SOURCE_TYPES.filter((t) => t !== 'builtin'), example: 'mcp' })
+  @IsIn(SOURCE_TYPES)
+  type: SourceType;
+
+  @ApiPropertyOptional({ example: 'https://mcp.internal/github', description: 'mcp: the server URL.' })
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  server_url?: string;
+
+  @ApiPropertyOptional({ example: 'github-mcp', description: 'mcp: the logical server (source) name.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(128)
+  server_name?: string;
+
+  @ApiPropertyOptional({ example: 'list_issues', description: 'mcp: the tool name on the server.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(256)
+  tool_name?: string;
+
+  @ApiPropertyOptional({ example: 'antwort-browser', description: 'sandbox: the SandboxTemplate.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(256)
+  template?: string;
+
+  @ApiPropertyOptional({ example: '/usr/local/bin/browse', description: 'sandbox: the entrypoint.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(1024)
+  entrypoint?: string;
+
+  @ApiPropertyOptional({ example: 'github_token', description: "Key in the calling tenant's credential store." })
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9_.-]{1,128}$/, { message: 'credential_key must be 1-128 letters, digits, "_", "." or "-"' })
+  credential_key?: string;
+}
+
+export class TenantAccessDto {
+  @ApiProperty({ enum: TENANT_ACCESS_MODES, example: 'denylist' })
+  @IsIn(TENANT_ACCESS_MODES)
+  mode: (typeof TENANT_ACCESS_MODES)[number];
+
+  @ApiPropertyOptional({ type: [String], example: ['acme'] })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(1000)
+  @Matches(TENANT_ID_PATTERN, { each: true, message: 'allowlist entries must be tenant ids' })
+  allowlist?: string[];
+
+  @ApiPropertyOptional({ type: [String], example: ['globex'] })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(1000)
+  @Matches(TENANT_ID_PATTERN, { each: true, message: 'denylist entries must be tenant ids' })
+  denylist?: string[];
+}
+
+export class RateLimitDto {
+  @ApiPropertyOptional({ example: 30 })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  per_minute?: number;
+
+  @ApiPropertyOptional({ example: 500 })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  per_hour?: number;
+
+  @ApiPropertyOptional({ example: 5000 })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  per_day?: number;
+}
+
+/** Fields shared by create and update. */
+class ToolFieldsDto {
+  @ApiPropertyOptional({ type: [String], enum: PERMISSIONS, example: ['network_external'] })
+  @IsOptional()
+  @IsArray()
+  @IsIn(PERMISSIONS, { each: true })
+  permissions?: Permission[];
+
+  @ApiPropertyOptional({ type: [String], example: ['development', 'github'] })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(32)
+  @Matches(TAG, { each: true, message: 'tags must be 1-64 letters, digits, "_", ".", ":" or "-"' })
+  tags?: string[];
+
+  @ApiPropertyOptional({ type: TenantAccessDto, example: { mode: 'all' } })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => TenantAccessDto)
+  tenant_access?: TenantAccessDto;
+
+  @ApiPropertyOptional({ enum: AUDIT_LEVELS, default: 'basic' })
+  @IsOptional()
+  @IsIn(AUDIT_LEVELS)
+  audit_level?: AuditLevel;
+
+  @ApiPropertyOptional({ type: RateLimitDto, nullable: true, example: { per_minute: 30, per_hour: 500 } })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => RateLimitDto)
+  rate_limit?: RateLimitDto | null;
+}
+
+export class CreateToolDto extends ToolFieldsDto {
+  @ApiProperty({ example: 'github-list-issues', description: 'Unique; [a-z0-9][a-z0-9-]{1,62}[a-z0-9].' })
+  @IsString()
+  @Matches(TOOL_NAME_PATTERN, {
+    message: 'name must match [a-z0-9][a-z0-9-]{1,62}[a-z0-9] (lowercase letters, digits and "-")',
+  })
+  name: string;
+
+  @ApiProperty({ example: 'List issues in a GitHub repository, filtered by state, labels, and assignee.' })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(4096)
+  description: string;
+
+  @ApiProperty({ type: ToolSourceDto })
+  @ValidateNested()
+  @Type(() => ToolSourceDto)
+  source: ToolSourceDto;
+
+  @ApiProperty({
+    description: 'JSON Schema of the input parameters.',
+    example: {
+      type: 'object',
+      properties: { owner: { type: 'string', maxLength: 100 }, repo: { type: 'string', maxLength: 100 } },
+      required: ['owner', 'repo'],
+    },
+  })
+  @IsObject()
+  schema: Record<string, unknown>;
+
+  @ApiPropertyOptional({
+    enum: SECURITY_STATUSES,
+    description: 'Admins only: the initial status (default unreviewed).',
+  })
+  @IsOptional()
+  @IsIn(SECURITY_STATUSES)
+  security_status?: SecurityStatus;
+}
+
+export class UpdateToolDto extends ToolFieldsDto {
+  @ApiPropertyOptional({ example: 'List open issues of a repository.' })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(4096)
+  description?: string;
+
+  @ApiPropertyOptional({
+    description: 'JSON Schema of the input parameters. Changing it sends a reviewed tool back to review.',
+  })
+  @IsOptional()
+  @IsObject()
+  schema?: Record<string, unknown>;
+
+  /** Declared only to refuse it with a clear message: the source of a tool never changes. */
+  @ApiPropertyOptional({ description: 'Not updatable: register a new tool instead.', readOnly: true })
+  @IsOptional()
+  source?: unknown;
+
+  /** Declared only to refuse it with a clear message: status changes go through review. */
+  @ApiPropertyOptional({ description: 'Not updatable: use POST /v1/tools/{id}/review.', readOnly: true })
+  @IsOptional()
+  security_status?: unknown;
+}
+
+export class ListToolsQueryDto extends ListQueryDto {
+  @ApiPropertyOptional({ enum: SOURCE_TYPES })
+  @IsOptional()
+  @IsIn(SOURCE_TYPES)
+  type?: SourceType;
+
+  @ApiPropertyOptional({ example: 'github' })
+  @IsOptional()
+  @IsString()
+  tag?: string;
+
+  @ApiPropertyOptional({ enum: SECURITY_STATUSES })
+  @IsOptional()
+  @IsIn(SECURITY_STATUSES)
+  security_status?: SecurityStatus;
+
+  @ApiPropertyOptional({ example: 'issues', description: 'Matches name or description (case-insensitive).' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  q?: string;
+}
+
+export class ReviewToolDto {
+  @ApiProperty({ enum: ['reviewed', 'approved', 'blocked'], example: 'approved' })
+  @IsIn(['reviewed', 'approved', 'blocked'])
+  decision: 'reviewed' | 'approved' | 'blocked';
+
+  @ApiPropertyOptional({ example: 'Only reads issue data; network access limited to the GitHub API.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(4096)
+  notes?: string;
+}
+
+export class ToolDto {
+  @ApiProperty({ example: 'tool_8f3a2b1cQx7LmN2pR4sT6vWy' })
+  id: string;
+  @ApiProperty({ example: 'tool' })
+  object: 'tool';
+  @ApiProperty({ example: 'github-list-issues' })
+  name: string;
+  @ApiProperty()
+  description: string;
+  @ApiProperty({ type: ToolSourceDto })
+  source: Record<string, unknown>;
+  @ApiProperty({ example: { type: 'object', properties: {} } })
+  schema: Record<string, unknown>;
+  @ApiPropertyOptional({ nullable: true, description: 'Output schema, when the source declares one (MCP).' })
+  output_schema: Record<string, unknown> | null;
+  @ApiPropertyOptional({ nullable: true, description: 'MCP tool annotations.' })
+  annotations: Record<string, unknown> | null;
+  @ApiProperty({ enum: PERMISSIONS, isArray: true })
+  permissions: Permission[];
+  @ApiProperty({ enum: SECURITY_STATUSES })
+  security_status: SecurityStatus;
+  @ApiProperty({ type: [String] })
+  tags: string[];
+  @ApiProperty({ type: TenantAccessDto })
+  tenant_access: Record<string, unknown>;
+  @ApiProperty({ enum: AUDIT_LEVELS })
+  audit_level: AuditLevel;
+  @ApiProperty({ type: RateLimitDto, nullable: true })
+  rate_limit: RateLimitDto | null;
+  @ApiProperty({ nullable: true, type: String, example: 'acme' })
+  owner_tenant_id: string | null;
+  @ApiProperty({ description: 'The source no longer offers it; kept, not callable.' })
+  stale: boolean;
+  @ApiPropertyOptional({ nullable: true, description: 'What changed since review (old and new), for MCP tools.' })
+  pending_change: Record<string, unknown> | null;
+  @ApiProperty({ example: '2026-02-22T10:00:00.000Z' })
+  created_at: string;
+  @ApiProperty({ example: '2026-02-22T10:00:00.000Z' })
+  updated_at: string;
+  @ApiProperty({ nullable: true, type: String })
+  reviewed_by: string | null;
+  @ApiProperty({ nullable: true, type: String })
+  reviewed_at: string | null;
+}
+
+export class ToolListDto {
+  @ApiProperty({ example: 'list' })
+  object: 'list';
+  @ApiProperty({ type: [ToolDto] })
+  data: ToolDto[];
+  @ApiProperty({ nullable: true, type: String })
+  first_id: string | null;
+  @ApiProperty({ nullable: true, type: String })
+  last_id: string | null;
+  @ApiProperty()
+  has_more: boolean;
+}
+
+export class ToolReviewDto {
+  @ApiProperty({ example: 'review_Vb2Kx9...' })
+  id: string;
+  @ApiProperty({ example: 'tool_review' })
+  object: 'tool_review';
+  @ApiProperty()
+  tool_id: string;
+  @ApiProperty({ enum: SECURITY_STATUSES })
+  decision: SecurityStatus;
+  @ApiProperty({ enum: SECURITY_STATUSES })
+  from_status: SecurityStatus;
+  @ApiProperty({ nullable: true, type: String })
+  notes: string | null;
+  @ApiProperty({
+    example: 'key_4f9Qm2kX8bLr1sVt7WcZ0aHd',
+    description: 'The reviewer (key id or JWT subject), or "system".',
+  })
+  reviewer: string;
+  @ApiProperty({ description: 'Hash of the description and schemas the reviewer saw.' })
+  content_hash: string;
+  @ApiProperty({ example: '2026-02-22T10:00:00.000Z' })
+  created_at: string;
+}
+
+export class AutoReviewDto {
+  @ApiProperty()
+  tool_id: string;
+  @ApiProperty({ example: 'tool.auto_review' })
+  object: 'tool.auto_review';
+  @ApiProperty({ example: 84, minimum: 0, maximum: 100 })
+  score: number;
+  @ApiProperty({
+    type: [String],
+    example: ['parameter $.query is an unrestricted string (no maxLength, pattern or enum)'],
+  })
+  flags: string[];
+  @ApiProperty({ type: [String], example: ['add maxLength, pattern or enum to $.query'] })
+  suggestions: string[];
+  @ApiProperty({ description: 'Below catalog.mandatory_review_threshold: a human must review it.' })
+  requires_human_review: boolean;
+  @ApiProperty({ example: '2026-02-22T10:00:00.000Z' })
+  checked_at: string;
+}

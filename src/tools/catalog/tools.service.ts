@@ -1,0 +1,290 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, Repository } from 'typeorm';
+import { ApiError } from '../../common/api-error';
+import { newId } from '../../common/ids';
+import { formatViolations, JsonSchemaValidator } from '../../common/json-schema';
+import { ListPage } from '../../common/list.dto';
+import { paginate } from '../../common/paginate';
+import type { Identity } from '../../tenancy/request-context';
+import type { ToolSource } from './catalog.types';
+import { CatalogState } from './catalog-state';
+import { contentHash } from './content-hash';
+import { effectiveEntries } from './effective-tools';
+import { SYSTEM_REVIEWER, ToolReviewService } from './tool-review.service';
+import { presentTool } from './tool.presenter';
+import { ToolEntity } from './tool.entity';
+import type { AutoReviewDto, CreateToolDto, ListToolsQueryDto, ToolDto, UpdateToolDto } from './tools.dto';
+
+/** Fields of built-in entries that operators may change; the rest comes from the provider. */
+const BUILTIN_MUTABLE = ['tenant_access', 'audit_level', 'rate_limit'] as const;
+/** Governance fields only admins may change. */
+const ADMIN_ONLY = ['tenant_access', 'audit_level', 'rate_limit'] as const;
+
+@Injectable()
+export class ToolsService {
+  private readonly tools: Repository<ToolEntity>;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly state: CatalogState,
+    private readonly reviews: ToolReviewService,
+    private readonly schemas: JsonSchemaValidator,
+  ) {
+    this.tools = dataSource.getRepository(ToolEntity);
+  }
+
+  async create(caller: Identity, input: CreateToolDto): Promise<ToolDto> {
+    const source = checkedSource(input.source);
+    this.checkSchema(input.schema);
+    if (input.security_status && input.security_status !== 'unreviewed' && caller.role !== 'admin') {
+      throw ApiError.forbidden('Only admins may set security_status; new tools start unreviewed', 'admin_required');
+    }
+    const now = new Date();
+    const entity = this.tools.create({
+      id: newId('tool_'),
+      name: input.name,
+      description: input.description,
+      source,
+      schema: input.schema,
+      outputSchema: null,
+      annotations: null,
+      permissions: input.permissions ?? [],
+      securityStatus: 'unreviewed',
+      tags: input.tags ?? [],
+      tenantAccess: input.tenant_access ?? { mode: 'all' },
+      auditLevel: input.audit_level ?? 'basic',
+      rateLimit: input.rate_limit ?? null,
+      ownerTenantId: caller.tenantId,
+      stale: false,
+      reviewedHash: null,
+      pendingChange: null,
+      reviewedBy: null,
+      reviewedAt: null,
+      createdAt: now,
+      updatedAt: now,
+    });
+    this.reviews.assess(entity, await this.otherNames(entity.name));
+    const requested = input.security_status ?? 'unreviewed';
+    if (requested !== 'unreviewed' && requested !== 'blocked' && this.reviews.requiresHumanReview(entity)) {
+      throw ApiError.conflict(
+        `The automated review scored this tool ${entity.autoReview.score}, below catalog.mandatory_review_threshold: create it unreviewed and review it (POST /v1/tools/{id}/review). Flags: ${entity.autoReview.flags.join('; ')}`,
+        'review_required',
+        'security_status',
+      );
+    }
+    await this.dataSource.transaction(async (manager) => {
+      await manager
+        .getRepository(ToolEntity)
+        .save(entity)
+        .catch((error: { code?: string; driverError?: { code?: string } }) => {
+          if ((error.driverError?.code ?? error.code) === '23505')
+            throw ApiError.conflict(`A tool named '${input.name}' already exists`, 'name_taken', 'name');
+          throw error;
+        });
+      if (requested !== 'unreviewed') {
+        await this.reviews.decide(manager, entity, requested, caller.subject, 'set at registration by an admin');
+      } else if (this.reviews.qualifiesForAutoApproval(entity)) {
+        await this.reviews.decide(
+          manager,
+          entity,
+          'approved',
+          SYSTEM_REVIEWER,
+          `auto-approved: automated review scored ${entity.autoReview.score}`,
+        );
+      }
+    });
+    await this.state.changed();
+    return presentTool(entity, caller);
+  }
+
+  /** Admins see every entry; a member sees its effective tools plus the entries its tenant registered. */
+  async list(caller: Identity, query: ListToolsQueryDto): Promise<ListPage<ToolDto>> {
+    const builder = this.tools.createQueryBuilder('tool');
+    if (caller.role !== 'admin') {
+      const visible = effectiveEntries(await this.state.get(), caller).map((tool) => tool.id);
+      builder.where(
+        visible.length ? '(tool.ownerTenantId = :tenant OR tool.id IN (:...visible))' : 'tool.ownerTenantId = :tenant',
+        {
+          tenant: caller.tenantId,
+          visible,
+        },
+      );
+    }
+    if (query.type) builder.andWhere(`tool.source ->> 'type' = :type`, { type: query.type });
+    if (query.tag) builder.andWhere(':tag = ANY(tool.tags)', { tag: query.tag });
+    if (query.security_status) builder.andWhere('tool.securityStatus = :status', { status: query.security_status });
+    if (query.q) {
+      const pattern = `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      builder.andWhere('(tool.name ILIKE :pattern OR tool.description ILIKE :pattern)', { pattern });
+    }
+    return paginate(builder, query, (tool) => presentTool(tool, caller));
+  }
+
+  async get(caller: Identity, id: string): Promise<ToolDto> {
+    return presentTool(await this.visible(caller, id), caller);
+  }
+
+  async autoReview(caller: Identity, id: string): Promise<AutoReviewDto> {
+    return this.reviews.presentAutoReview(await this.visible(caller, id));
+  }
+
+  /**
+   * Mutable fields only. Changing the description or schema of a reviewed or approved tool sends it
+   * back to review: the approved version is pinned by the hash of what the reviewer saw.
+   */
+  async update(caller: Identity, id: string, input: UpdateToolDto): Promise<ToolDto> {
+    if (input.source !== undefined)
+      throw ApiError.invalid('source cannot be changed; register a new tool instead', 'source', 'immutable_field');
+    if (input.security_status !== undefined) {
+      throw ApiError.invalid(
+        'security_status changes through POST /v1/tools/{id}/review',
+        'security_status',
+        'immutable_field',
+      );
+    }
+    const others = await this.otherNames();
+    const entity = await this.dataSource.transaction(async (manager) => {
+      const repo = manager.getRepository(ToolEntity);
+      const tool = await repo.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+      if (!tool || !(await this.canSee(caller, tool))) throw ApiError.notFound('tool', id, 'id');
+      this.checkUpdateRights(caller, tool, input);
+      if (input.schema) this.checkSchema(input.schema);
+      const contentChanged =
+        (input.description !== undefined && input.description !== tool.description) ||
+        (input.schema !== undefined && contentHash({ ...tool, schema: input.schema }) !== contentHash(tool));
+      Object.assign(tool, {
+        ...(input.description !== undefined && { description: input.description }),
+        ...(input.schema !== undefined && { schema: input.schema }),
+        ...(input.permissions !== undefined && { permissions: input.permissions }),
+        ...(input.tags !== undefined && { tags: input.tags }),
+        ...(input.tenant_access !== undefined && { tenantAccess: input.tenant_access }),
+        ...(input.audit_level !== undefined && { auditLevel: input.audit_level }),
+        ...(input.rate_limit !== undefined && { rateLimit: input.rate_limit }),
+        updatedAt: new Date(),
+      });
+      if (contentChanged || input.permissions !== undefined)
+        this.reviews.assess(
+          tool,
+          others.filter((name) => name !== tool.name),
+        );
+      await repo.save(tool);
+      const pinned = tool.securityStatus === 'reviewed' || tool.securityStatus === 'approved';
+      if (contentChanged && pinned && contentHash(tool) !== tool.reviewedHash) {
+        await this.reviews.decide(
+          manager,
+          tool,
+          'unreviewed',
+          SYSTEM_REVIEWER,
+          'description or schema changed after review',
+        );
+      }
+      return tool;
+    });
+    await this.state.changed();
+    return presentTool(entity, caller);
+  }
+
+  /** Admins only. Built-in entries belong to their provider and are switched off in config instead. */
+  async remove(id: string): Promise<{ id: string; object: 'tool.deleted'; deleted: true }> {
+    const tool = await this.tools.findOneBy({ id });
+    if (!tool) throw ApiError.notFound('tool', id, 'id');
+    if (tool.source.type === 'builtin') {
+      throw ApiError.conflict(
+        `'${tool.name}' is a built-in tool: disable its provider in config (builtins.${tool.source.provider}.enabled: false)`,
+        'builtin_tool',
+        'id',
+      );
+    }
+    await this.dataSource.transaction(async (manager) => {
+      await manager.query(
+        `UPDATE bundles SET tool_ids = array_remove(tool_ids, $1), updated_at = now() WHERE $1 = ANY(tool_ids)`,
+        [id],
+      );
+      await manager.getRepository(ToolEntity).delete({ id });
+    });
+    await this.state.changed();
+    return { id, object: 'tool.deleted', deleted: true };
+  }
+
+  /** The entry if the caller may see it; otherwise 404, so ids of other tenants' tools do not leak. */
+  async visible(caller: Identity, id: string): Promise<ToolEntity> {
+    const tool = await this.tools.findOneBy({ id });
+    if (!tool || !(await this.canSee(caller, tool))) throw ApiError.notFound('tool', id, 'id');
+    return tool;
+  }
+
+  private async canSee(caller: Identity, tool: ToolEntity): Promise<boolean> {
+    if (caller.role === 'admin' || tool.ownerTenantId === caller.tenantId) return true;
+    return effectiveEntries(await this.state.get(), caller).some((entry) => entry.id === tool.id);
+  }
+
+  private checkUpdateRights(caller: Identity, tool: ToolEntity, input: UpdateToolDto): void {
+    const given = Object.entries(input)
+      .filter(([, value]) => value !== undefined)
+      .map(([key]) => key);
+    if (tool.source.type === 'builtin') {
+      const refused = given.find((key) => !(BUILTIN_MUTABLE as readonly string[]).includes(key));
+      if (refused)
+        throw ApiError.invalid(
+          `${refused} of a built-in tool comes from its provider; only ${BUILTIN_MUTABLE.join(', ')} can be changed`,
+          refused,
+          'immutable_field',
+        );
+    }
+    if (caller.role !== 'admin') {
+      const refused = given.find((key) => (ADMIN_ONLY as readonly string[]).includes(key));
+      if (refused) throw ApiError.forbidden(`Only admins may change ${refused}`, 'admin_required');
+      if (tool.ownerTenantId !== caller.tenantId)
+        throw ApiError.forbidden('Only admins or the registering tenant may change this tool', 'admin_required');
+    }
+  }
+
+  private checkSchema(schema: Record<string, unknown>): void {
+    const violations = this.schemas.checkSchema(schema);
+    if (violations.length > 0)
+      throw ApiError.invalid(
+        `schema is not a valid JSON Schema: ${formatViolations(violations)}`,
+        'schema',
+        'invalid_schema',
+      );
+    if (schema.type !== undefined && schema.type !== 'object') {
+      throw ApiError.invalid(
+        'schema must describe an object of named parameters (type: "object")',
+        'schema',
+        'invalid_schema',
+      );
+    }
+  }
+
+  private async otherNames(except?: string): Promise<string[]> {
+    return [...(await this.state.get()).toolsByName.keys()].filter((name) => name !== except);
+  }
+}
+
+/** Each source type has the fields it needs; built-in entries come only from providers. */
+function checkedSource(source: CreateToolDto['source']): ToolSource {
+  switch (source.type) {
+    case 'builtin':
+      throw ApiError.invalid(
+        'builtin tools come from enabled providers and cannot be registered',
+        'source.type',
+        'invalid_source',
+      );
+    case 'mcp':
+      if (!source.tool_name || !(source.server_name || source.server_url)) {
+        throw ApiError.invalid(
+          'an mcp source needs tool_name and server_name or server_url',
+          'source',
+          'invalid_source',
+        );
+      }
+      break;
+    case 'sandbox':
+      if (!source.template || !source.entrypoint)
+        throw ApiError.invalid('a sandbox source needs template and entrypoint', 'source', 'invalid_source');
+      break;
+    case 'function':
+      break;
+  }
+  return Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined)) as unknown as ToolSource;
+}
