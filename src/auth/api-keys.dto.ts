@@ -1,8 +1,22 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsDateString, IsIn, IsInt, IsOptional, IsString, Matches, MaxLength, Min, MinLength } from 'class-validator';
+import {
+  IsDateString,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+} from 'class-validator';
 import { ListQueryDto } from '../common/list.dto';
 import { TENANT_ID_PATTERN, TENANT_ID_RULE } from '../tenancy/tenant-id';
 import type { Role } from './api-key.entity';
+
+/** 100 years: beyond some point the expiry is no longer a date JavaScript or PostgreSQL can hold. */
+const MAX_EXPIRES_IN = 100 * 365 * 86_400;
 
 export class CreateApiKeyDto {
   @ApiProperty({ example: 'ci-pipeline', description: 'A label for people; not unique.' })
@@ -26,10 +40,15 @@ export class CreateApiKeyDto {
   @IsDateString({ strict: true })
   expires_at?: string;
 
-  @ApiPropertyOptional({ example: 2592000, description: 'Expiry in seconds from now; alternative to expires_at.' })
+  @ApiPropertyOptional({
+    example: 2592000,
+    maximum: MAX_EXPIRES_IN,
+    description: 'Expiry in seconds from now (at most 100 years); alternative to expires_at.',
+  })
   @IsOptional()
   @IsInt()
   @Min(1)
+  @Max(MAX_EXPIRES_IN)
   expires_in?: number;
 }
 

@@ -5,6 +5,7 @@ import { ExtractJwt, Strategy, StrategyOptionsWithoutRequest } from 'passport-jw
 import { ApiError } from '../common/api-error';
 import { AppConfig } from '../config/app-config';
 import type { Identity } from '../tenancy/request-context';
+import { TENANT_ID_PATTERN, TENANT_ID_RULE } from '../tenancy/tenant-id';
 
 type JwtConfig = AppConfig['auth']['jwt'];
 
@@ -24,6 +25,10 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     const tenantId = payload[jwt.tenant_claim];
     if (typeof tenantId !== 'string' || tenantId === '') {
       throw ApiError.unauthorized(`The token has no '${jwt.tenant_claim}' claim naming the tenant`, 'invalid_token');
+    }
+    // The same rule as for API keys: a tenant id no key could carry would scope data nobody else can name.
+    if (!TENANT_ID_PATTERN.test(tenantId)) {
+      throw ApiError.unauthorized(`The token's '${jwt.tenant_claim}' claim must be ${TENANT_ID_RULE}`, 'invalid_token');
     }
     const roles = payload[jwt.roles_claim];
     const roleList = Array.isArray(roles) ? roles : typeof roles === 'string' ? roles.split(/[\s,]+/) : [];

@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
+import { REQUEST_ID_HEADER, requestId } from '../observability/logging';
 import { ApiError, ErrorType } from './api-error';
 import { matchedRoute } from './route';
 
@@ -43,6 +44,8 @@ export class ErrorFilter implements ExceptionFilter {
       response.end();
       return;
     }
+    // Body-parser failures (invalid JSON, 413) happen before the request-id middleware has run.
+    if (!response.hasHeader(REQUEST_ID_HEADER)) requestId(request, response);
     for (const [name, value] of Object.entries(error.headers)) response.setHeader(name, value);
     response.status(error.status).json(error.toBody());
   }

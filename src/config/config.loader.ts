@@ -18,6 +18,9 @@ const ENV_ALIASES: Record<string, string[]> = {
   LOG_LEVEL: ['logging', 'level'],
 };
 
+/** Credentials: a configuration error names these keys but never prints their values (it ends up in logs). */
+const SECRET_KEYS = new Set(['auth.admin_api_key', 'auth.jwt.secret', 'metrics.bearer_token']);
+
 /** Variables with the prefix that are not configuration keys. */
 const NOT_KEYS = new Set(['TOOLGATE_CONFIG']);
 
@@ -129,7 +132,7 @@ function describeIssue(issue: z.core.$ZodIssue, raw: unknown): string {
     return `Invalid configuration: unknown key ${names}; see config.example.yaml for the keys that exist`;
   }
   const value = valueAt(raw, issue.path);
-  const shown = value === undefined ? 'missing' : JSON.stringify(value);
+  const shown = value === undefined ? 'missing' : SECRET_KEYS.has(key) ? '(hidden)' : JSON.stringify(value);
   return `Invalid configuration: ${key} = ${shown}: ${issue.message} (set it in config.yaml or ${envName})`;
 }
 

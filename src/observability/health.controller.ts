@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { Public } from '../auth/auth.decorators';
 import { ApiError } from '../common/api-error';
 import { ApiErrors } from '../common/api-errors.decorator';
+import { withTimeout } from '../common/timeout';
 import { Lifecycle } from './lifecycle';
 
 const DATABASE_CHECK_TIMEOUT_MS = 2_000;
@@ -50,12 +51,4 @@ export class HealthController {
     }
     return { status: 'ok', checks: { database: 'ok', migrations: 'ok' } };
   }
-}
-
-function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
-  });
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsOptional, Matches, ValidateNested } from 'class-validator';
+import { IsObject, IsOptional, Matches, ValidateNested } from 'class-validator';
 
 const RETENTION = /^[1-9][0-9]{0,4}d$/;
 const RETENTION_RULE = 'a number of days such as "30d"';
@@ -20,6 +20,7 @@ export class AuditRetentionDto {
 export class UpdateTenantSettingsDto {
   @ApiPropertyOptional({ type: AuditRetentionDto })
   @IsOptional()
+  @IsObject()
   @ValidateNested()
   @Type(() => AuditRetentionDto)
   audit_retention?: AuditRetentionDto;

@@ -29,9 +29,10 @@ export class TenantSettingsService {
       const repo = manager.getRepository(TenantSettingsEntity);
       const current = await repo.findOne({ where: { tenantId }, lock: { mode: 'pessimistic_write' } });
       const stored = (current?.settings ?? {}) as StoredSettings;
+      const changes = input.audit_retention && definedFields(input.audit_retention);
       const next: StoredSettings = {
         ...stored,
-        ...(input.audit_retention && { audit_retention: { ...stored.audit_retention, ...input.audit_retention } }),
+        ...(changes && { audit_retention: { ...stored.audit_retention, ...changes } }),
       };
       const entity = repo.create({ tenantId, settings: next as Record<string, unknown>, updatedAt: new Date() });
       await repo.save(entity);
@@ -39,6 +40,14 @@ export class TenantSettingsService {
     });
     return present(tenantId, row);
   }
+}
+
+/**
+ * DTO instances carry every declared field, unset ones as `undefined` (class fields are defined even
+ * when not assigned); spreading those would erase the stored values the caller did not mention.
+ */
+function definedFields<T extends object>(input: T): Partial<T> {
+  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)) as Partial<T>;
 }
 
 function present(tenantId: string, row: TenantSettingsEntity | null): TenantSettingsDto {

@@ -1,0 +1,145 @@
+import { rmSync } from 'node:fs';
+import { connect, Socket } from 'node:net';
+import request from 'supertest';
+import { randomToken } from '../src/common/ids';
+import { bearer } from './support/app';
+import { expectError } from './support/errors';
+import { buildService, freePort, ServerProcess, tempDir } from './support/server-process';
+
+/** `node dist/src/main.js` on an embedded database, restarted on the same data directory. */
+describe('the server process on its first and later starts', () => {
+  const dataDir = tempDir();
+  const chosenKey = `tg_${randomToken(32)}`;
+  const servers: ServerProcess[] = [];
+  let generatedKey: string;
+
+  const start = async (env: Record<string, string> = {}) => {
+    const port = await freePort();
+    const server = await ServerProcess.start(
+      { PORT: String(port), HOST: '127.0.0.1', TOOLGATE_DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env },
+      dataDir,
+    );
+    servers.push(server);
+    expect(server.url).toBe(`http://127.0.0.1:${port}`);
+    return server;
+  };
+
+  beforeAll(buildService, 120_000);
+
+  afterAll(async () => {
+    await Promise.all(servers.map((server) => server.kill()));
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('prints the URL and a one-time admin key that works, and exits 0 on SIGTERM', async () => {
+    const server = await start();
+    generatedKey = await server.adminKeyBanner();
+    expect(generatedKey).toMatch(/^tg_[A-Za-z0-9]{40}$/);
+
+    const keys = await request(server.url).get('/v1/admin/api_keys').set(bearer(generatedKey));
+    expect(keys.status).toBe(200);
+    expect(keys.body.data).toEqual([
+      expect.objectContaining({
+        role: 'admin',
+        tenant_id: 'default',
+        prefix: generatedKey.slice(0, 9),
+        status: 'active',
+      }),
+    ]);
+
+    expect(await server.stop()).toEqual({ code: 0, signal: null });
+    expect(server.output.stdout).toContain('SIGTERM received: draining');
+    expect(server.printedAdminKeys).toEqual([generatedKey]);
+  }, 60_000);
+
+  it('prints no new key on a restart with the same data, and the stored key still works', async () => {
+    const server = await start();
+    const keys = await request(server.url).get('/v1/admin/api_keys').set(bearer(generatedKey));
+    expect(keys.status).toBe(200);
+    expect(keys.body.data).toHaveLength(1);
+
+    expect(await server.stop()).toEqual({ code: 0, signal: null });
+    expect(server.printedAdminKeys).toEqual([]);
+  }, 60_000);
+
+  it('takes ADMIN_API_KEY as the admin key and refuses the generated one from then on', async () => {
+    const server = await start({ ADMIN_API_KEY: chosenKey });
+    expect((await request(server.url).get('/v1/admin/api_keys').set(bearer(chosenKey))).status).toBe(200);
+    const refused = await request(server.url).get('/v1/admin/api_keys').set(bearer(generatedKey));
+    expectError(refused, 401, { code: 'revoked_api_key' });
+
+    expect(await server.stop()).toEqual({ code: 0, signal: null });
+    expect(server.printedAdminKeys).toEqual([]);
+  }, 60_000);
+
+  it('lets a request in flight at SIGTERM finish and reports draining, then stops accepting and exits 0', async () => {
+    const server = await start({ ADMIN_API_KEY: chosenKey });
+    const { port } = new URL(server.url);
+    const body = JSON.stringify({ name: 'in flight', tenant_id: 'acme' });
+    const half = Math.floor(body.length / 2);
+    const socket = connect(Number(port), '127.0.0.1');
+    const received = collect(socket);
+
+    // The server has the request (it answered 100-continue) and is reading its body when SIGTERM arrives.
+    socket.write(
+      `POST /v1/admin/api_keys HTTP/1.1\r\nHost: toolgate\r\nAuthorization: Bearer ${chosenKey}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\n\r\n`,
+    );
+    await received.waitFor(/^HTTP\/1\.1 100 Continue\r\n\r\n/);
+    socket.write(body.slice(0, half));
+    server.output.child.kill('SIGTERM');
+    await server.output.waitFor(/SIGTERM received: draining/);
+    // The rest of the body, and a readiness probe pipelined on the same connection.
+    socket.write(`${body.slice(half)}GET /readyz HTTP/1.1\r\nHost: toolgate\r\nConnection: close\r\n\r\n`);
+
+    const [, created, readiness] = parseResponses(await received.closed);
+    expect(created.status).toBe(201);
+    expect(JSON.parse(created.body)).toMatchObject({ object: 'api_key', name: 'in flight', tenant_id: 'acme' });
+    expect(readiness.status).toBe(503);
+    expect(JSON.parse(readiness.body)).toEqual({
+      error: { message: expect.any(String), type: 'service_unavailable', param: null, code: 'draining' },
+    });
+
+    expect(await server.output.exited).toEqual({ code: 0, signal: null });
+    await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();
+  }, 60_000);
+});
+
+/** Everything a raw socket receives, with a way to wait for a prefix and for the close. */
+function collect(socket: Socket) {
+  let text = '';
+  const waiters: (() => void)[] = [];
+  socket.setEncoding('utf8').on('data', (chunk: string) => {
+    text += chunk;
+    waiters.splice(0).forEach((wake) => wake());
+  });
+  const closed = new Promise<string>((done, fail) => {
+    socket.once('error', fail);
+    socket.once('close', () => done(text));
+  });
+  return {
+    closed,
+    async waitFor(pattern: RegExp): Promise<void> {
+      while (!pattern.test(text)) {
+        if (socket.closed) throw new Error(`Connection closed; received: ${text}`);
+        await Promise.race([new Promise<void>((wake) => waiters.push(wake)), closed]);
+      }
+    },
+  };
+}
+
+/** Splits pipelined HTTP/1.1 responses (ASCII bodies with Content-Length). */
+function parseResponses(text: string): { status: number; body: string }[] {
+  const responses: { status: number; body: string }[] = [];
+  let rest = text;
+  while (rest.length > 0) {
+    const headEnd = rest.indexOf('\r\n\r\n');
+    if (headEnd < 0) throw new Error(`Incomplete response: ${rest}`);
+    const head = rest.slice(0, headEnd);
+    const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]);
+    const length = Number(/\r\ncontent-length: (\d+)/i.exec(head)?.[1] ?? 0);
+    responses.push({ status, body: rest.slice(headEnd + 4, headEnd + 4 + length) });
+    rest = rest.slice(headEnd + 4 + length);
+  }
+  return responses;
+}
