@@ -1,0 +1,73 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { Clock } from '../../../common/clock';
+import type { RateLimit } from '../catalog.types';
+
+const WINDOWS = [
+  { name: 'minute', field: 'per_minute', ms: 60_000 },
+  { name: 'hour', field: 'per_hour', ms: 3_600_000 },
+  { name: 'day', field: 'per_day', ms: 86_400_000 },
+] as const;
+
+export type RateDecision =
+  { allowed: true } | { allowed: false; window: string; limit: number; retryAfterSeconds: number };
+
+/**
+ * Per tool and tenant, fixed windows counted in the database so a limit holds exactly across replicas
+ * and under concurrency: each window's counter is taken with one conditional upsert (row-locked by
+ * Postgres), and all windows of a call are taken in one transaction, in the same order, so a call
+ * refused by its hourly limit does not use up a minute slot either.
+ */
+@Injectable()
+export class RateLimiter {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly clock: Clock,
+  ) {}
+
+  async consume(toolId: string, tenantId: string, limit: RateLimit | null): Promise<RateDecision> {
+    const windows = WINDOWS.filter((window) => limit?.[window.field] !== undefined);
+    if (windows.length === 0) return { allowed: true };
+    const now = this.clock.now().getTime();
+    try {
+      await this.dataSource.transaction(async (manager) => {
+        for (const window of windows) {
+          const max = limit![window.field]!;
+          const start = new Date(Math.floor(now / window.ms) * window.ms);
+          const rows: unknown[] = await manager.query(
+            `INSERT INTO rate_limit_counters AS c (tool_id, tenant_id, window_name, window_start, count)
+             VALUES ($1, $2, $3, $4, 1)
+             ON CONFLICT (tool_id, tenant_id, window_name, window_start) DO UPDATE SET count = c.count + 1
+             WHERE c.count < $5
+             RETURNING c.count`,
+            [toolId, tenantId, window.name, start, max],
+          );
+          if (rows.length === 0) {
+            const retryAfterSeconds = Math.max(1, Math.ceil((start.getTime() + window.ms - now) / 1000));
+            throw new LimitReached({ allowed: false, window: window.name, limit: max, retryAfterSeconds });
+          }
+        }
+      });
+    } catch (error) {
+      if (error instanceof LimitReached) return error.decision;
+      throw error;
+    }
+    return { allowed: true };
+  }
+
+  /** Drops counters of windows that ended long ago (run by the maintenance job). */
+  async purge(olderThan: Date): Promise<number> {
+    const result: [unknown, number] = await this.dataSource.query(
+      `DELETE FROM rate_limit_counters WHERE window_start < $1`,
+      [olderThan],
+    );
+    return result[1] ?? 0;
+  }
+}
+
+/** Aborts the transaction, rolling back the windows already counted for this call. */
+class LimitReached extends Error {
+  constructor(readonly decision: Extract<RateDecision, { allowed: false }>) {
+    super('rate limit reached');
+  }
+}

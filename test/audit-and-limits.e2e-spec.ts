@@ -1,0 +1,338 @@
+import { Client } from 'pg';
+import { bearer, startApp, TestApp } from './support/app';
+import { memberKey } from './support/catalog';
+import { createTestDatabase, TestDatabase } from './support/databases';
+import { ManualClock } from './support/manual-clock';
+import { TEST_PROVIDERS } from './support/test-providers';
+
+const testkit = { providers: TEST_PROVIDERS, config: { builtins: { testkit: { enabled: true } } } };
+
+async function toolId(t: TestApp, name: string): Promise<string> {
+  const res = await t.http.get(`/v1/tools?q=${name}&type=builtin`).set(bearer(t.adminKey)).expect(200);
+  return res.body.data.find((tool: { name: string }) => tool.name === name).id;
+}
+
+async function govern(t: TestApp, name: string, changes: object): Promise<string> {
+  const id = await toolId(t, name);
+  await t.http.put(`/v1/tools/${id}`).set(bearer(t.adminKey)).send(changes).expect(200);
+  return id;
+}
+
+describe('rate limits', () => {
+  let database: TestDatabase;
+  let replicas: TestApp[];
+  const adminKey = 'tg_rate_limit_admin_key_0123456789';
+
+  beforeAll(async () => {
+    database = await createTestDatabase('postgres');
+    replicas = await Promise.all([
+      startApp('postgres', { ...testkit, database, adminKey }),
+      startApp('postgres', { ...testkit, database, adminKey }),
+    ]);
+  });
+  afterAll(async () => {
+    for (const replica of replicas ?? []) await replica.close();
+    await database?.drop();
+  });
+
+  it('lets exactly per_minute calls through when 200 arrive at once on two replicas', async () => {
+    await govern(replicas[0], 'echo', { rate_limit: { per_minute: 50 }, audit_level: 'basic' });
+    const key = await memberKey(replicas[0], 'acme');
+    const responses = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        replicas[i % 2].http
+          .post('/v1/tool_calls')
+          .set(bearer(key))
+          .send({ name: 'echo', arguments: { text: `n${i}` } }),
+      ),
+    );
+    const ok = responses.filter((res) => res.status === 200);
+    const limited = responses.filter((res) => res.status === 429);
+    expect(ok).toHaveLength(50);
+    expect(limited).toHaveLength(150);
+    expect(ok.every((res) => res.body.status === 'completed')).toBe(true);
+    for (const res of limited) {
+      expect(res.body.error).toEqual(expect.objectContaining({ type: 'rate_limit_error', code: 'rate_limited' }));
+      expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(Number(res.headers['retry-after'])).toBeLessThanOrEqual(60);
+    }
+    const audit = await replicas[1].http
+      .get('/v1/tools/audit?tool_name=echo&limit=1000')
+      .set(bearer(adminKey))
+      .expect(200);
+    const statuses = audit.body.data.map((record: { status: string }) => record.status);
+    expect(statuses.filter((s: string) => s === 'success')).toHaveLength(50);
+    expect(statuses.filter((s: string) => s === 'rate_limited')).toHaveLength(150);
+    const metrics = (await replicas[0].http.get('/metrics')).text + (await replicas[1].http.get('/metrics')).text;
+    const counted = [
+      ...metrics.matchAll(/toolgate_tool_registry_denials_total\{reason="rate_limited"\} (\d+)/g),
+    ].reduce((sum, m) => sum + Number(m[1]), 0);
+    expect(counted).toBe(150);
+  });
+});
+
+describe('rate limit windows', () => {
+  const clock = new ManualClock();
+  let t: TestApp;
+
+  beforeAll(async () => {
+    clock.set(new Date('2026-03-01T10:00:10Z'));
+    t = await startApp('postgres', { ...testkit, clock });
+  });
+  afterAll(() => t?.close());
+
+  it('counts per tenant and rolls over with the window', async () => {
+    await govern(t, 'echo', { rate_limit: { per_minute: 2, per_hour: 3 } });
+    const acme = await memberKey(t, 'acme');
+    const globex = await memberKey(t, 'globex');
+    const call = (key: string) => t.http.post('/v1/tool_calls').set(bearer(key)).send({ name: 'echo', arguments: {} });
+    await call(acme).expect(200);
+    await call(acme).expect(200);
+    const third = await call(acme).expect(429);
+    expect(third.headers['retry-after']).toBe('50');
+    expect(third.body.error.message).toContain('2 calls per minute');
+    await call(globex).expect(200);
+    clock.advance(60_000);
+    await call(acme).expect(200);
+    const hourly = await call(acme).expect(429);
+    expect(hourly.body.error.message).toContain('3 calls per hour');
+    expect(Number(hourly.headers['retry-after'])).toBe(3600 - 70);
+    clock.advance(3_600_000);
+    await call(acme).expect(200);
+  });
+});
+
+describe('audit trail and usage', () => {
+  const clock = new ManualClock();
+  let database: TestDatabase;
+  let t: TestApp;
+  let acme: string;
+  let globex: string;
+  let echoId: string;
+
+  // Each call a second later than the one before, so the audit trail has a definite order.
+  const call = (key: string, name: string, args: object = {}) => {
+    clock.advance(1000);
+    return t.http.post('/v1/tool_calls').set(bearer(key)).send({ name, arguments: args, response_id: 'resp_audit' });
+  };
+  const rows = async (sql: string, params: unknown[] = []) => {
+    const client = new Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      return (await client.query(sql, params)).rows;
+    } finally {
+      await client.end();
+    }
+  };
+
+  beforeAll(async () => {
+    clock.set(new Date('2026-03-10T12:00:00Z'));
+    database = await createTestDatabase('postgres');
+    t = await startApp('postgres', { ...testkit, database, clock });
+    acme = await memberKey(t, 'acme');
+    globex = await memberKey(t, 'globex');
+    echoId = await govern(t, 'echo', { audit_level: 'full' });
+    await govern(t, 'big', { audit_level: 'full' });
+    await govern(t, 'explode', { audit_level: 'full' });
+  });
+  afterAll(() => t?.close());
+
+  it('writes a record for every status, durable before the answer', async () => {
+    await call(acme, 'echo', { text: 'hello' }).expect(200);
+    await call(acme, 'explode').expect(200);
+    const slowId = await govern(t, 'slow', { rate_limit: { per_minute: 1 } });
+    await call(acme, 'slow', { ms: 1 }).expect(200);
+    await call(acme, 'slow', { ms: 1 }).expect(429);
+    await t.http.post(`/v1/tools/${slowId}/review`).set(bearer(t.adminKey)).send({ decision: 'blocked' }).expect(200);
+    await call(acme, 'slow', { ms: 1 }).expect(200);
+    const res = await t.http.get('/v1/tools/audit?tenant_id=acme&order=asc').set(bearer(t.adminKey)).expect(200);
+    expect(res.body.data.map((r: { tool_name: string; status: string }) => `${r.tool_name}:${r.status}`)).toEqual([
+      'echo:success',
+      'explode:error',
+      'slow:success',
+      'slow:rate_limited',
+      'slow:denied',
+    ]);
+    const record = res.body.data[0];
+    expect(record).toEqual(
+      expect.objectContaining({
+        id: expect.stringMatching(/^audit_/),
+        object: 'tool_audit_record',
+        tenant_id: 'acme',
+        user_id: expect.stringMatching(/^key_/),
+        tool_id: echoId,
+        call_id: expect.stringMatching(/^call_/),
+        audit_level: 'full',
+        input_args: { text: 'hello' },
+        response_id: 'resp_audit',
+        timestamp: '2026-03-10T12:00:01.000Z',
+      }),
+    );
+    expect(res.body.data[1].error).toBe("tool_error: Tool 'explode' failed: kaboom");
+    expect(res.body.data[4].error).toContain('not_approved');
+  });
+
+  it('redacts credential-shaped text before storage', async () => {
+    const token = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789';
+    const res = await call(acme, 'echo', { text: `use Bearer abc.def.ghijklmnop and ${token}` }).expect(200);
+    expect(res.body.output.echo.text).toContain(token);
+    const stored = await rows(`SELECT input_args::text AS input, output FROM tool_audit_records WHERE call_id = $1`, [
+      res.body.call_id,
+    ]);
+    const text = JSON.stringify(stored);
+    expect(text).not.toContain(token);
+    expect(text).not.toContain('abc.def.ghijklmnop');
+    expect(JSON.parse(stored[0].input)).toEqual({ text: 'use [REDACTED] and [REDACTED]' });
+  });
+
+  it('redacts values under secret-like keys', async () => {
+    // The strict tool accepts `reply`: anything, echoed back as its result.
+    const strictId = await govern(t, 'strict', { audit_level: 'full' });
+    const args = {
+      user: { name: 'ann' },
+      reply: {
+        ok: true,
+        api_key: 'sk-live-1234567890abcdef',
+        password: 'pw-hunter2',
+        nested: { Authorization: 'x-y-z' },
+      },
+    };
+    const res = await call(acme, 'strict', args).expect(200);
+    expect(res.body.status).toBe('failed');
+    const [stored] = await rows(
+      `SELECT input_args::text AS input, output FROM tool_audit_records WHERE tool_id = $1 AND call_id = $2`,
+      [strictId, res.body.call_id],
+    );
+    for (const value of ['sk-live-1234567890abcdef', 'pw-hunter2', 'x-y-z'])
+      expect(JSON.stringify(stored)).not.toContain(value);
+    expect(JSON.parse(stored.input)).toEqual({
+      user: { name: 'ann' },
+      reply: { ok: true, api_key: '[REDACTED]', password: '[REDACTED]', nested: { Authorization: '[REDACTED]' } },
+    });
+  });
+
+  it('truncates output to 10 KB and keeps the real size', async () => {
+    const res = await call(acme, 'big', { size: 50_000 }).expect(200);
+    const [stored] = await rows(`SELECT output, output_size FROM tool_audit_records WHERE call_id = $1`, [
+      res.body.call_id,
+    ]);
+    expect(stored.output_size).toBe(JSON.stringify({ data: 'x'.repeat(50_000) }).length);
+    expect(Buffer.byteLength(stored.output)).toBe(10_240);
+  });
+
+  it('confines members to their own tenant and filters by tool, status and time', async () => {
+    await call(globex, 'echo', { text: 'from globex' }).expect(200);
+    const own = await t.http.get('/v1/tools/audit?tenant_id=acme').set(bearer(globex)).expect(200);
+    expect(own.body.data.map((r: { tenant_id: string }) => r.tenant_id)).toEqual(['globex']);
+    const errors = await t.http.get('/v1/tools/audit?status=error').set(bearer(t.adminKey)).expect(200);
+    expect(errors.body.data.every((r: { status: string }) => r.status === 'error')).toBe(true);
+    const byTool = await t.http
+      .get(`/v1/tools/audit?tool_id=${echoId}&tenant_id=acme`)
+      .set(bearer(t.adminKey))
+      .expect(200);
+    expect(byTool.body.data.every((r: { tool_name: string }) => r.tool_name === 'echo')).toBe(true);
+    const future = await t.http.get('/v1/tools/audit?after=2026-03-11').set(bearer(t.adminKey)).expect(200);
+    expect(future.body.data).toEqual([]);
+    const past = await t.http.get('/v1/tools/audit?before=2026-03-10T11:00:00Z').set(bearer(t.adminKey)).expect(200);
+    expect(past.body.data).toEqual([]);
+    await t.http.get('/v1/tools/audit?after=yesterday').set(bearer(t.adminKey)).expect(400);
+  });
+
+  it('pages with record ids as cursors', async () => {
+    const first = await t.http.get('/v1/tools/audit?limit=3').set(bearer(t.adminKey)).expect(200);
+    expect(first.body.has_more).toBe(true);
+    const second = await t.http
+      .get(`/v1/tools/audit?limit=100&before=${first.body.last_id}`)
+      .set(bearer(t.adminKey))
+      .expect(200);
+    const all = await t.http.get('/v1/tools/audit?limit=1000').set(bearer(t.adminKey)).expect(200);
+    expect([...first.body.data, ...second.body.data].map((r: { id: string }) => r.id)).toEqual(
+      all.body.data.map((r: { id: string }) => r.id),
+    );
+  });
+
+  it('exports every matching record as NDJSON', async () => {
+    const res = await t.http
+      .get('/v1/tools/audit?tenant_id=acme')
+      .set(bearer(t.adminKey))
+      .set('Accept', 'application/x-ndjson')
+      .expect(200);
+    expect(res.headers['content-type']).toMatch(/^application\/x-ndjson/);
+    const lines = res.text
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    const [{ count }] = await rows(`SELECT count(*)::int AS count FROM tool_audit_records WHERE tenant_id = 'acme'`);
+    expect(lines).toHaveLength(count);
+    expect(lines.every((record: { tenant_id: string }) => record.tenant_id === 'acme')).toBe(true);
+    const times = lines.map((record: { timestamp: string }) => record.timestamp);
+    expect([...times].sort()).toEqual(times);
+  });
+
+  it('computes usage for a known sequence of calls', async () => {
+    const fresh = await govern(t, 'progress', { audit_level: 'basic' });
+    for (let i = 0; i < 3; i++) await call(acme, 'progress', { steps: 1 }).expect(200);
+    await call(globex, 'progress', { steps: 1 }).expect(200);
+    await call(globex, 'progress', { steps: 'x' }).expect(400);
+    const usage = await t.http.get(`/v1/tools/${fresh}/usage?period=24h`).set(bearer(t.adminKey)).expect(200);
+    expect(usage.body).toEqual(
+      expect.objectContaining({
+        tool_id: fresh,
+        period: '24h',
+        total_invocations: 4,
+        unique_tenants: 2,
+        success_rate: 1,
+        by_tenant: [
+          { tenant_id: 'acme', invocations: 3, success_rate: 1 },
+          { tenant_id: 'globex', invocations: 1, success_rate: 1 },
+        ],
+        by_day: [{ date: '2026-03-10', invocations: 4 }],
+      }),
+    );
+    expect(usage.body.p99_duration_ms).toBeGreaterThanOrEqual(usage.body.avg_duration_ms);
+    const mine = await t.http.get(`/v1/tools/${fresh}/usage?period=7d`).set(bearer(globex)).expect(200);
+    expect(mine.body).toEqual(
+      expect.objectContaining({
+        total_invocations: 1,
+        unique_tenants: 1,
+        by_tenant: [{ tenant_id: 'globex', invocations: 1, success_rate: 1 }],
+      }),
+    );
+    const errorRate = await t.http
+      .get(`/v1/tools/${await toolId(t, 'explode')}/usage`)
+      .set(bearer(t.adminKey))
+      .expect(200);
+    expect(errorRate.body.success_rate).toBe(0);
+    await t.http.get(`/v1/tools/${fresh}/usage?period=1y`).set(bearer(t.adminKey)).expect(400);
+  });
+
+  it('strips full records after their full retention and deletes records after the basic one', async () => {
+    await t.http
+      .put('/v1/tenants/acme/settings')
+      .set(bearer(t.adminKey))
+      .send({ audit_retention: { full_records: '1d', basic_records: '3d' } })
+      .expect(200);
+    const count = async (tenant: string, where = 'true') =>
+      (await rows(`SELECT count(*)::int AS n FROM tool_audit_records WHERE tenant_id = $1 AND (${where})`, [tenant]))[0]
+        .n as number;
+    const acmeBefore = await count('acme');
+    const globexBefore = await count('globex');
+    expect(await count('acme', 'input_args IS NOT NULL')).toBeGreaterThan(0);
+    const retention = t.toolgate.app.get((await import('../src/tools/catalog/audit/retention.job')).RetentionJob);
+
+    clock.advance(2 * 86_400_000);
+    await retention.runOnce();
+    expect(await count('acme')).toBe(acmeBefore);
+    expect(await count('acme', 'input_args IS NOT NULL OR output IS NOT NULL')).toBe(0);
+    expect(await count('globex', 'input_args IS NOT NULL')).toBeGreaterThan(0);
+
+    clock.advance(2 * 86_400_000);
+    await retention.runOnce();
+    expect(await count('acme')).toBe(0);
+    expect(await count('globex')).toBe(globexBefore);
+
+    clock.advance(90 * 86_400_000);
+    await retention.runOnce();
+    expect(await count('globex')).toBe(0);
+  });
+});
