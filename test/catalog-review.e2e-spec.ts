@@ -10,7 +10,10 @@ describe('catalog: registration, review workflow and pinning', () => {
   const create = (body: object, key = t.adminKey) => t.http.post('/v1/tools').set(bearer(key)).send(body);
 
   beforeAll(async () => {
-    t = await startApp('pglite', { providers: TEST_PROVIDERS, config: { builtins: { testkit: { enabled: true } } } });
+    t = await startApp('pglite', {
+      providers: TEST_PROVIDERS,
+      config: { builtins: { testkit: { enabled: true }, file_search: { enabled: false } } },
+    });
     acme = await memberKey(t, 'acme');
   });
   afterAll(() => t?.close());
@@ -162,7 +165,8 @@ describe('catalog: registration, review workflow and pinning', () => {
       .set(bearer(acme))
       .send({ name: 'pinned-tool', arguments: {} })
       .expect(200);
-    expect(reapproved.body.error.code).toBe('not_executable');
+    expect(reapproved.body.status).toBe('failed');
+    expect(reapproved.body.error.message).toBe("MCP source 'srv' of tool 'pinned-tool' is not registered");
   });
 
   it('refuses changes to source and security_status with clear errors, and governance fields from members', async () => {
@@ -243,6 +247,7 @@ describe('catalog: registration, review workflow and pinning', () => {
       (tool: { source: { provider: string } }) => tool.source.provider === 'testkit',
     );
     expect(testkitTools.map((tool: { name: string }) => tool.name).sort()).toEqual([
+      'big',
       'echo',
       'explode',
       'hang',

@@ -11,7 +11,7 @@ describe('effective tool sets: the three-tenant example', () => {
   let t: TestApp;
   const keys: Record<string, string> = {};
   const ids: Record<string, string> = {};
-  const builtins = ['echo', 'explode', 'hang', 'progress', 'slow', 'strict'];
+  const builtins = ['big', 'echo', 'explode', 'hang', 'progress', 'slow', 'strict'];
   const all = ['aws-ec2', 'aws-s3', 'github-issues', 'jira-search', 'slack-post', ...builtins].sort();
 
   const call = (tenant: string, name: string, profile?: string) => {
@@ -20,7 +20,10 @@ describe('effective tool sets: the three-tenant example', () => {
   };
 
   beforeAll(async () => {
-    t = await startApp('postgres', { providers: TEST_PROVIDERS, config: { builtins: { testkit: { enabled: true } } } });
+    t = await startApp('postgres', {
+      providers: TEST_PROVIDERS,
+      config: { builtins: { testkit: { enabled: true }, file_search: { enabled: false } } },
+    });
     for (const tenant of ['acme', 'globex', 'initech']) keys[tenant] = await memberKey(t, tenant);
     for (const name of ['github-issues', 'slack-post', 'jira-search']) ids[name] = await approvedTool(t, name);
     for (const name of ['aws-s3', 'aws-ec2'])

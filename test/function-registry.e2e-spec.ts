@@ -5,7 +5,12 @@ import { metricValue } from './support/wait';
 
 const withProviders = (...names: string[]) => ({
   providers: TEST_PROVIDERS,
-  config: { builtins: Object.fromEntries(TEST_PROVIDERS.map((p) => [p.name, { enabled: names.includes(p.name) }])) },
+  config: {
+    builtins: {
+      file_search: { enabled: false },
+      ...Object.fromEntries(TEST_PROVIDERS.map((p) => [p.name, { enabled: names.includes(p.name) }])),
+    },
+  },
 });
 
 describe('FunctionRegistry', () => {
@@ -20,7 +25,7 @@ describe('FunctionRegistry', () => {
     const res = await t.http.get('/v1/tool_definitions').set(bearer(t.adminKey)).expect(200);
     expect(res.body.object).toBe('list');
     const names = res.body.data.map((tool: { name: string }) => tool.name).sort();
-    expect(names).toEqual(['echo', 'explode', 'hang', 'progress', 'slow', 'strict']);
+    expect(names).toEqual(['big', 'echo', 'explode', 'hang', 'progress', 'slow', 'strict']);
     const echo = res.body.data.find((tool: { name: string }) => tool.name === 'echo');
     expect(echo).toEqual({
       type: 'function',

@@ -22,7 +22,10 @@ describe('POST /v1/tool_calls', () => {
   beforeAll(async () => {
     t = await startApp('postgres', {
       providers: TEST_PROVIDERS,
-      config: { builtins: { testkit: { enabled: true } }, tools: { default_timeout: '5s', max_timeout: '1500ms' } },
+      config: {
+        builtins: { testkit: { enabled: true }, file_search: { enabled: false } },
+        tools: { default_timeout: '5s', max_timeout: '1500ms' },
+      },
     });
   });
   afterAll(() => t?.close());
@@ -124,7 +127,9 @@ describe('POST /v1/tool_calls', () => {
       }),
     );
     const far = await call({ name: 'completely_different' }).expect(400);
-    expect(far.body.error.message).toMatch(/^Unknown tool 'completely_different'. Available tools: echo, /);
+    expect(far.body.error.message).toMatch(
+      /^Unknown tool 'completely_different'. Available tools: big, echo, explode, /,
+    );
   });
 
   it('refuses malformed requests with the offending field', async () => {

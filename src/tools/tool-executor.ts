@@ -13,8 +13,12 @@ export interface ToolDefinition {
   parameters: JsonSchema;
   /** JSON Schema of the output, where the tool declares one; results are checked against it. */
   returns?: JsonSchema;
+  /** The output schema shown to MCP clients when it differs from `returns` (MCP tools: of structuredContent). */
+  outputSchema?: JsonSchema;
   /** MCP-style hints (readOnlyHint, destructiveHint, ...), passed through to clients. */
   annotations?: Record<string, unknown>;
+  /** Key in the calling tenant's credential store this tool needs (becomes `source.credential_key`). */
+  credentialKey?: string;
 }
 
 export interface ToolCall {
@@ -40,6 +44,8 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Streams metadata to the caller while the tool runs (delivered in order). */
   progress(event: Record<string, unknown>): void;
+  /** The calling tenant's credential named by the tool's `source.credential_key`, resolved at execution time. */
+  credential?: { key: string; value: string };
 }
 
 export type ExecutorKind = 'builtin' | 'mcp' | 'sandbox' | 'function';

@@ -94,6 +94,13 @@ export class TestkitProvider extends TableProvider {
         return { waited: ms };
       },
     },
+    big: {
+      definition: {
+        description: 'Returns size characters.',
+        parameters: object({ size: { type: 'integer', minimum: 0, maximum: 1_000_000 } }, ['size']),
+      },
+      run: async (call: ToolCall) => ({ data: 'x'.repeat((call.arguments as { size: number }).size) }),
+    },
     hang: {
       definition: { description: 'Never finishes and ignores its signal.', parameters: object() },
       run: () => new Promise<never>(() => undefined),

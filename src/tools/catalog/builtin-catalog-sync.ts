@@ -63,7 +63,11 @@ export class BuiltinCatalogSync implements OnApplicationBootstrap {
         });
       Object.assign(entity, {
         description: definition.description,
-        source: { type: 'builtin', provider },
+        source: {
+          type: 'builtin',
+          provider,
+          ...(definition.credentialKey && { credential_key: definition.credentialKey }),
+        },
         schema: definition.parameters,
         outputSchema: definition.returns ?? null,
         annotations: definition.annotations ?? null,

@@ -5,6 +5,7 @@ import { FunctionRegistry } from '../registry/function-registry';
 import type { ToolExecutor } from '../tool-executor';
 import { CatalogMetrics } from './catalog.metrics';
 import { CatalogState } from './catalog-state';
+import { RateLimiter } from './rate-limits/rate-limiter';
 import { denialFor, effectiveEntries } from './effective-tools';
 import type { ToolEntity } from './tool.entity';
 
@@ -14,8 +15,9 @@ export abstract class CatalogExecutors {
 }
 
 /**
- * The governed policy: a caller sees and runs only the tools of its effective set (DESIGN), and every
- * refusal names its reason. Reads the cached catalog, so authorization costs no query per call.
+ * The governed policy (seed 001 AuthorizeTool): approved and not stale -> tenant admitted -> rate limit.
+ * A caller sees and runs only the tools of its effective set (DESIGN), and every refusal names its reason.
+ * Reads the cached catalog, so only rate-limited tools cost a query per call.
  */
 @Injectable()
 export class CatalogToolPolicy extends ToolPolicy {
@@ -23,6 +25,7 @@ export class CatalogToolPolicy extends ToolPolicy {
     private readonly state: CatalogState,
     private readonly registry: FunctionRegistry,
     private readonly metrics: CatalogMetrics,
+    private readonly limiter: RateLimiter,
     @Optional() private readonly executors?: CatalogExecutors,
   ) {
     super();
@@ -44,9 +47,20 @@ export class CatalogToolPolicy extends ToolPolicy {
     const denial = entry
       ? denialFor(snapshot, entry, identity)
       : { code: 'not_approved' as const, reason: `Tool '${tool.name}' was removed from the catalog` };
-    if (!denial) return { allowed: true };
-    this.metrics.denials.inc({ reason: denial.code });
-    return { allowed: false, status: 'denied', code: denial.code, reason: denial.reason };
+    if (denial) {
+      this.metrics.denials.inc({ reason: denial.code });
+      return { allowed: false, status: 'denied', code: denial.code, reason: denial.reason };
+    }
+    const limit = await this.limiter.consume(entry!.id, identity.tenantId, entry!.rateLimit);
+    if (limit.allowed) return { allowed: true };
+    this.metrics.denials.inc({ reason: 'rate_limited' });
+    return {
+      allowed: false,
+      status: 'rate_limited',
+      code: 'rate_limited',
+      reason: `Rate limit of tool '${tool.name}' reached: ${limit.limit} calls per ${limit.window} for tenant '${identity.tenantId}'; retry in ${limit.retryAfterSeconds} s`,
+      retryAfterSeconds: limit.retryAfterSeconds,
+    };
   }
 
   private toResolved(entry: ToolEntity): ResolvedTool {
@@ -57,7 +71,7 @@ export class CatalogToolPolicy extends ToolPolicy {
         name: entry.name,
         description: entry.description,
         parameters: entry.schema,
-        ...(entry.outputSchema && { returns: entry.outputSchema }),
+        ...(entry.outputSchema && { returns: resultSchema(entry), outputSchema: entry.outputSchema }),
         ...(entry.annotations && { annotations: entry.annotations }),
       },
       executor: this.executorFor(entry),
@@ -76,4 +90,13 @@ export class CatalogToolPolicy extends ToolPolicy {
     if (entry.source.type === 'builtin') return this.registry.canExecute(entry.name) ? this.registry : undefined;
     return this.executors?.executorFor(entry);
   }
+}
+
+/**
+ * Results are checked against the tool's output schema. An MCP tool's result is `{content,
+ * structuredContent}`, and the MCP spec requires structuredContent to match the declared outputSchema.
+ */
+function resultSchema(entry: ToolEntity): Record<string, unknown> {
+  if (entry.source.type !== 'mcp') return entry.outputSchema!;
+  return { type: 'object', properties: { structuredContent: entry.outputSchema }, required: ['structuredContent'] };
 }

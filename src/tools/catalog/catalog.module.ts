@@ -1,5 +1,12 @@
 import { Global, Module } from '@nestjs/common';
+import { ToolCallAudit } from '../invocation/tool-call-audit';
 import { ToolPolicy } from '../invocation/tool-policy';
+import { AuditQueryService } from './audit/audit-query.service';
+import { AuditTrail } from './audit/audit-trail';
+import { AuditController } from './audit/audit.controller';
+import { RetentionJob } from './audit/retention.job';
+import { UsageService } from './audit/usage.service';
+import { RateLimiter } from './rate-limits/rate-limiter';
 import { BuiltinCatalogSync } from './builtin-catalog-sync';
 import { BundlesController } from './bundles.controller';
 import { BundlesService } from './bundles.service';
@@ -11,13 +18,19 @@ import { ToolsController } from './tools.controller';
 import { ToolsService } from './tools.service';
 
 /**
- * The managed catalog (seed 001). It is the dispatcher's ToolPolicy. Controllers of sub-resources of
- * /v1/tools (bundles, ...) are listed before ToolsController so their paths win over /v1/tools/:id.
+ * The managed catalog (seed 001): the dispatcher's ToolPolicy (access, review state, rate limits) and its
+ * ToolCallAudit. Controllers of sub-resources of /v1/tools (bundles, audit) are listed before
+ * ToolsController so their paths win over /v1/tools/:id.
  */
 @Global()
 @Module({
-  controllers: [BundlesController, ToolsController],
+  controllers: [BundlesController, AuditController, ToolsController],
   providers: [
+    RateLimiter,
+    AuditQueryService,
+    UsageService,
+    RetentionJob,
+    { provide: ToolCallAudit, useClass: AuditTrail },
     CatalogState,
     CatalogMetrics,
     ToolReviewService,
@@ -26,6 +39,6 @@ import { ToolsService } from './tools.service';
     BuiltinCatalogSync,
     { provide: ToolPolicy, useClass: CatalogToolPolicy },
   ],
-  exports: [CatalogState, ToolPolicy, ToolsService],
+  exports: [CatalogState, ToolPolicy, ToolCallAudit, ToolsService, ToolReviewService],
 })
 export class CatalogModule {}

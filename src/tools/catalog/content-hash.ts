@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
-/** JSON with object keys sorted, so equal content always hashes equal. */
-function canonical(value: unknown): string {
+/** JSON with object keys sorted, so equal content always hashes (and compares) equal. */
+export function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>)

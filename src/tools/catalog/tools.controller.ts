@@ -4,6 +4,8 @@ import { Admin, Authenticated } from '../../auth/auth.decorators';
 import { ApiErrors } from '../../common/api-errors.decorator';
 import { ListQueryDto } from '../../common/list.dto';
 import { RequestContext } from '../../tenancy/request-context';
+import { UsageQueryDto, UsageDto } from './audit/audit.dto';
+import { UsageService } from './audit/usage.service';
 import { ToolReviewService } from './tool-review.service';
 import {
   AutoReviewDto,
@@ -24,6 +26,7 @@ export class ToolsController {
   constructor(
     private readonly tools: ToolsService,
     private readonly reviews: ToolReviewService,
+    private readonly usageStats: UsageService,
     private readonly context: RequestContext,
   ) {}
 
@@ -101,6 +104,18 @@ export class ToolsController {
   async reviewHistory(@Param('id') id: string, @Query() query: ListQueryDto) {
     await this.tools.visible(this.context.identity, id);
     return this.reviews.reviews(id, query);
+  }
+
+  @Get(':id/usage')
+  @ApiOperation({
+    summary: 'Usage statistics of a tool',
+    description: "Computed from the audit trail. Members get their own tenant's figures only.",
+  })
+  @ApiOkResponse({ type: UsageDto })
+  @ApiErrors(400, 404)
+  async usage(@Param('id') id: string, @Query() query: UsageQueryDto): Promise<UsageDto> {
+    await this.tools.visible(this.context.identity, id);
+    return this.usageStats.usage(this.context.identity, id, query.period);
   }
 
   @Get(':id/auto_review')

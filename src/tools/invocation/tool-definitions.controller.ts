@@ -48,7 +48,9 @@ export function asMcpTool(definition: ToolDefinition): Record<string, unknown> {
     name: definition.name,
     description: definition.description,
     inputSchema: definition.parameters,
-    ...(definition.returns && { outputSchema: definition.returns }),
+    ...((definition.outputSchema ?? definition.returns) && {
+      outputSchema: definition.outputSchema ?? definition.returns,
+    }),
     ...(definition.annotations && { annotations: definition.annotations }),
   };
 }

@@ -8,6 +8,7 @@ import type { ToolContext, ToolResult } from '../tool-executor';
 import { unknownToolMessage } from './did-you-mean';
 import { InvocationMetrics } from './invocation.metrics';
 import type { ToolCallObject, ToolCallStatus } from './tool-call';
+import { TenantCredentials } from './tenant-credentials';
 import { ToolCallAudit } from './tool-call-audit';
 import { ResolvedTool, ToolPolicy } from './tool-policy';
 
@@ -51,6 +52,7 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
     private readonly schemas: JsonSchemaValidator,
     private readonly config: AppConfig,
     private readonly metrics: InvocationMetrics,
+    private readonly credentials: TenantCredentials,
     @Optional() private readonly audit?: ToolCallAudit,
   ) {}
 
@@ -158,6 +160,8 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
         `Tool '${tool.name}' cannot run: its ${tool.source} source '${tool.origin}' is not available`,
       );
     }
+    const credential = await this.credentialFor(identity, tool);
+    if ('error' in credential) return failure(credential.code, credential.error);
     const timeoutMs = this.timeoutFor(request.timeoutMs);
     const controller = new AbortController();
     let cause: AbortCause | undefined;
@@ -177,6 +181,7 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
       userId: identity.subject,
       agentProfile: identity.agentProfile,
       responseId: toolCall.response_id ?? undefined,
+      credential: credential.value,
       signal: controller.signal,
       progress: (event) => {
         if (open) options.onProgress?.(event);
@@ -209,6 +214,25 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onClient);
       this.shutdown.signal.removeEventListener('abort', onShutdown);
+    }
+  }
+
+  /** The tenant's own credential for a tool with `source.credential_key`; named (never shown) when missing. */
+  private async credentialFor(
+    identity: Identity,
+    tool: ResolvedTool,
+  ): Promise<{ value?: { key: string; value: string } } | { error: string; code: string }> {
+    const key = tool.governance?.credentialKey;
+    if (!key) return {};
+    try {
+      const value = await this.credentials.resolve(identity.tenantId, key);
+      if (value !== undefined) return { value: { key, value } };
+      return {
+        code: 'missing_credential',
+        error: `Tool '${tool.name}' needs the credential '${key}' of tenant '${identity.tenantId}': store it with PUT /v1/tenants/${identity.tenantId}/credentials/${key}`,
+      };
+    } catch (error) {
+      return { code: 'credential_unavailable', error: (error as Error).message };
     }
   }
 
@@ -281,6 +305,12 @@ function failure(code: string, message: string): Pick<ToolCallObject, 'status' |
 
 function errorMessageOf(output: unknown, toolName: string): string {
   if (typeof output === 'string' && output !== '') return output;
+  // MCP error results carry their message as text content.
+  const content = (output as { content?: { type?: string; text?: string }[] } | null)?.content;
+  const texts = Array.isArray(content)
+    ? content.filter((item) => item?.type === 'text' && item.text).map((item) => item.text)
+    : [];
+  if (texts.length > 0) return texts.join('\n');
   const nested =
     (output as { error?: { message?: unknown }; message?: unknown } | null)?.error?.message ??
     (output as { message?: unknown } | null)?.message;
