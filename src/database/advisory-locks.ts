@@ -5,6 +5,13 @@ export const AdvisoryLock = {
   migrations: 7_301_001,
   bootstrapAdminKey: 7_301_002,
   builtinCatalogSync: 7_301_003,
+  auditRetention: 7_301_004,
+  credentialsRotation: 7_301_005,
+  mcpRefresh: 7_301_006,
+  /** Two-key lock (this, hashtext(source id)): one discovery of a source at a time. */
+  mcpSource: 7_301_007,
+  /** Creating a per-dimension vector table (file_search). */
+  vectorTables: 7_301_008,
 } as const;
 
 /** Runs `work` while holding a session-level advisory lock on a dedicated connection. */

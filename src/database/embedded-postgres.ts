@@ -3,6 +3,7 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { keepExtendedQueriesTogether } from './pglite-protocol-affinity';
 
 /**
  * The embedded default: PGlite (PostgreSQL compiled to WASM) stored under the data directory and served
@@ -22,6 +23,7 @@ export class EmbeddedPostgres {
     mkdirSync(directory, { recursive: true });
     const db = await PGlite.create({ dataDir: directory, extensions: { vector } });
     const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections });
+    keepExtendedQueriesTogether(server);
     await server.start();
     return new EmbeddedPostgres(db, server, `postgres://postgres@${server.getServerConn()}/postgres`, directory);
   }

@@ -1,4 +1,5 @@
 import type { DynamicModule, Type } from '@nestjs/common';
+import { FileSearchModule } from './file-search/file-search.module';
 import { WebSearchModule } from './web-search/web-search.module';
 
 /** A provider module and the `builtins.<name>` config key that switches it on. */
@@ -14,4 +15,7 @@ export interface ProviderModule {
  * a disabled one is never imported, so its tools and routes do not exist. The FunctionRegistry then
  * finds the loaded providers by discovery.
  */
-export const BUILTIN_PROVIDER_MODULES: ProviderModule[] = [{ name: 'web_search', module: WebSearchModule }];
+export const BUILTIN_PROVIDER_MODULES: ProviderModule[] = [
+  { name: 'web_search', module: WebSearchModule },
+  { name: 'file_search', module: FileSearchModule, enabledByDefault: true },
+];

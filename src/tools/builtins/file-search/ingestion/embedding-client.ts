@@ -1,0 +1,155 @@
+import type { EmbeddingSettings } from '../file-search.config';
+
+/** Seed 002's EmbeddingClient: texts in, one vector per text out. */
+export interface EmbeddingClient {
+  embed(texts: string[], signal?: AbortSignal): Promise<number[][]>;
+  dimensions(): number;
+}
+
+export class EmbeddingError extends Error {}
+
+/** Waits for a free slot: bounds the requests in flight across every caller of one client. */
+class Semaphore {
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private readonly limit: number) {}
+
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.active >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.active++;
+    try {
+      return await work();
+    } finally {
+      this.active--;
+      this.waiting.shift()?.();
+    }
+  }
+}
+
+const RETRYABLE = new Set([408, 409, 429, 500, 502, 503, 504]);
+const BASE_BACKOFF_MS = 250;
+const MAX_BACKOFF_MS = 10_000;
+
+/**
+ * A client of any OpenAI-compatible `/v1/embeddings` endpoint (TEI, LiteLLM, vLLM, OpenAI): batches the
+ * texts, keeps at most `concurrency` requests in flight, retries 429/5xx, network failures and timeouts
+ * with exponential backoff (honouring Retry-After), and checks every vector has the configured length.
+ */
+export class HttpEmbeddingClient implements EmbeddingClient {
+  private readonly slots: Semaphore;
+
+  constructor(
+    private readonly settings: EmbeddingSettings,
+    private readonly observe: (seconds: number) => void = () => undefined,
+  ) {
+    this.slots = new Semaphore(settings.concurrency);
+  }
+
+  dimensions(): number {
+    return this.settings.dimensions;
+  }
+
+  async embed(texts: string[], signal?: AbortSignal): Promise<number[][]> {
+    const batches: string[][] = [];
+    for (let i = 0; i < texts.length; i += this.settings.batchSize) {
+      batches.push(texts.slice(i, i + this.settings.batchSize));
+    }
+    const results = await Promise.all(batches.map((batch) => this.slots.run(() => this.request(batch, signal))));
+    return results.flat();
+  }
+
+  private async request(input: string[], signal?: AbortSignal): Promise<number[][]> {
+    let lastProblem = '';
+    for (let attempt = 0; attempt <= this.settings.maxRetries; attempt++) {
+      signal?.throwIfAborted();
+      const started = process.hrtime.bigint();
+      let retryAfterMs: number | undefined;
+      try {
+        const response = await fetch(this.settings.url, {
+          method: 'POST',
+          headers: {
+            'Content-Type': 'application/json',
+            ...(this.settings.apiKey ? { Authorization: `Bearer ${this.settings.apiKey}` } : {}),
+          },
+          body: JSON.stringify({
+            input,
+            ...(this.settings.model ? { model: this.settings.model } : {}),
+            encoding_format: 'float',
+          }),
+          signal: signal
+            ? AbortSignal.any([signal, AbortSignal.timeout(this.settings.timeoutMs)])
+            : AbortSignal.timeout(this.settings.timeoutMs),
+        });
+        if (response.ok) {
+          const vectors = this.read(await response.json(), input.length);
+          this.observe(Number(process.hrtime.bigint() - started) / 1e9);
+          return vectors;
+        }
+        const body = (await response.text().catch(() => '')).slice(0, 300);
+        lastProblem = `HTTP ${response.status}${body ? `: ${body}` : ''}`;
+        if (!RETRYABLE.has(response.status)) break;
+        retryAfterMs = retryAfter(response.headers.get('retry-after'));
+      } catch (error) {
+        if (signal?.aborted) throw error;
+        if (error instanceof EmbeddingError) throw error;
+        const name = (error as Error).name;
+        lastProblem = name === 'TimeoutError' ? `timed out after ${this.settings.timeoutMs} ms` : String(error);
+      }
+      if (attempt < this.settings.maxRetries) await sleep(backoff(attempt, retryAfterMs), signal);
+    }
+    throw new EmbeddingError(`The embedding service at ${this.settings.url} failed: ${lastProblem}`);
+  }
+
+  private read(body: unknown, expected: number): number[][] {
+    const data = (body as { data?: unknown })?.data;
+    if (!Array.isArray(data) || data.length !== expected) {
+      throw new EmbeddingError(
+        `The embedding service answered ${Array.isArray(data) ? data.length : 'no'} vectors for ${expected} texts`,
+      );
+    }
+    const vectors: number[][] = new Array<number[]>(expected);
+    data.forEach((item: { embedding?: unknown; index?: unknown }, position) => {
+      const index = typeof item.index === 'number' ? item.index : position;
+      const embedding = item.embedding;
+      if (!Array.isArray(embedding) || embedding.length !== this.settings.dimensions) {
+        throw new EmbeddingError(
+          `The embedding service returned a vector of length ${Array.isArray(embedding) ? embedding.length : 'unknown'}; ` +
+            `builtins.file_search.dimensions is ${this.settings.dimensions}`,
+        );
+      }
+      vectors[index] = embedding as number[];
+    });
+    if (vectors.some((vector) => vector === undefined))
+      throw new EmbeddingError('The embedding service skipped an index');
+    return vectors;
+  }
+}
+
+function retryAfter(header: string | null): number | undefined {
+  if (!header) return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+/** Exponential with full jitter, or what the server asked for (capped). */
+function backoff(attempt: number, retryAfterMs?: number): number {
+  if (retryAfterMs !== undefined) return Math.min(retryAfterMs, MAX_BACKOFF_MS);
+  return Math.random() * Math.min(MAX_BACKOFF_MS, BASE_BACKOFF_MS * 2 ** attempt);
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason as Error);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,108 @@
+import { parse as parseCsv } from 'csv-parse/sync';
+import { convert as htmlToText } from 'html-to-text';
+import mammoth from 'mammoth';
+import { extname } from 'node:path';
+import { PDFParse } from 'pdf-parse';
+import { IngestionError } from './ingestion-error';
+
+type Parser = (bytes: Buffer) => Promise<string>;
+
+const utf8 = (bytes: Buffer): string => {
+  if (bytes.includes(0)) throw new IngestionError('invalid_file', 'The file is not text: it contains NUL bytes');
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes).replace(/^\uFEFF/, '');
+  } catch {
+    throw new IngestionError('invalid_file', 'The file is not valid UTF-8 text');
+  }
+};
+
+const text: Parser = async (bytes) => utf8(bytes);
+
+const html: Parser = async (bytes) =>
+  htmlToText(utf8(bytes), {
+    wordwrap: false,
+    selectors: [
+      { selector: 'a', options: { ignoreHref: true } },
+      { selector: 'img', format: 'skip' },
+    ],
+  });
+
+/** Each row as "header: value" pairs, so a chunk keeps the meaning of its cells. */
+const csv: Parser = async (bytes) => {
+  let rows: string[][];
+  try {
+    rows = parseCsv(utf8(bytes), { relax_column_count: true, skip_empty_lines: true, bom: true }) as string[][];
+  } catch (error) {
+    if (error instanceof IngestionError) throw error;
+    throw new IngestionError('invalid_file', `The CSV file cannot be parsed: ${(error as Error).message}`);
+  }
+  const [header = [], ...body] = rows;
+  if (body.length === 0) return header.join(', ');
+  return body.map((row) => row.map((cell, i) => (header[i] ? `${header[i]}: ${cell}` : cell)).join(', ')).join('\n');
+};
+
+const json: Parser = async (bytes) => {
+  try {
+    return JSON.stringify(JSON.parse(utf8(bytes)), null, 2);
+  } catch (error) {
+    if (error instanceof IngestionError) throw error;
+    throw new IngestionError('invalid_file', `The JSON file cannot be parsed: ${(error as Error).message}`);
+  }
+};
+
+const pdf: Parser = async (bytes) => {
+  const parser = new PDFParse({ data: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length) });
+  try {
+    const result = await parser.getText({ pageJoiner: '' });
+    return result.text;
+  } catch (error) {
+    throw new IngestionError('invalid_file', `The PDF file cannot be read: ${(error as Error).message}`);
+  } finally {
+    await parser.destroy().catch(() => undefined);
+  }
+};
+
+const docx: Parser = async (bytes) => {
+  try {
+    return (await mammoth.extractRawText({ buffer: bytes })).value;
+  } catch (error) {
+    throw new IngestionError('invalid_file', `The DOCX file cannot be read: ${(error as Error).message}`);
+  }
+};
+
+/** Parsers by file extension: the formats file_search indexes (issue 7). */
+const PARSERS: Record<string, Parser> = {
+  '.txt': text,
+  '.text': text,
+  '.md': text,
+  '.markdown': text,
+  '.html': html,
+  '.htm': html,
+  '.csv': csv,
+  '.json': json,
+  '.pdf': pdf,
+  '.docx': docx,
+};
+
+export const SUPPORTED_EXTENSIONS = Object.keys(PARSERS);
+
+/**
+ * The text of a file, chosen by its extension. Unknown formats fail with `unsupported_file`; a file that
+ * cannot be read as its format claims, or holds no text, with `invalid_file`.
+ */
+export async function extractText(filename: string, bytes: Buffer): Promise<string> {
+  const extension = extname(filename).toLowerCase();
+  const parser = PARSERS[extension];
+  if (!parser) {
+    const kind = extension ? `Files of type ${extension}` : 'Files without an extension';
+    throw new IngestionError(
+      'unsupported_file',
+      `${kind} are not supported for file search; supported: ${SUPPORTED_EXTENSIONS.join(', ')}`,
+    );
+  }
+  // Postgres text cannot hold NUL; other control characters are noise for search.
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is removed
+  const extracted = (await parser(bytes)).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, ' ');
+  if (!/\S/.test(extracted)) throw new IngestionError('invalid_file', 'The file contains no text to index');
+  return extracted;
+}

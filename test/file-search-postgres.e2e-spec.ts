@@ -1,0 +1,77 @@
+import OpenAI, { toFile } from 'openai';
+import { startApp, TestApp } from './support/app';
+import { startFakeEmbeddingServer } from './support/fake-embedding-server';
+
+/**
+ * file_search on an external PostgreSQL server without pgvector (this machine's PostgreSQL 15): the core
+ * schema migrates, full-text search works, and asking for embeddings stops start-up with the fix named.
+ */
+describe('file_search on PostgreSQL without pgvector', () => {
+  let t: TestApp;
+  let client: OpenAI;
+
+  beforeAll(async () => {
+    t = await startApp('postgres', { config: { builtins: { file_search: { poll_interval: '100ms' } } } });
+    client = new OpenAI({ baseURL: `${t.baseUrl}/v1`, apiKey: t.adminKey, maxRetries: 0 });
+  });
+  afterAll(() => t?.close());
+
+  it('indexes and searches in full-text mode', async () => {
+    const store = await client.vectorStores.create({ name: 'postgres' });
+    const a = await client.vectorStores.files.uploadAndPoll(
+      store.id,
+      await toFile(Buffer.from('Invoices are payable within thirty days of receipt.'), 'terms.txt'),
+      { pollIntervalMs: 50 },
+    );
+    expect(a.status).toBe('completed');
+    const b = await client.files.create({
+      file: await toFile(Buffer.from('Deliveries arrive on weekdays.'), 'delivery.txt'),
+      purpose: 'assistants',
+    });
+    await client.vectorStores.files.createAndPoll(
+      store.id,
+      { file_id: b.id, attributes: { topic: 'shipping' } },
+      { pollIntervalMs: 50 },
+    );
+
+    const page = await client.vectorStores.search(store.id, { query: 'when are invoices payable?' });
+    expect(page.data.map((hit) => hit.filename)).toEqual(['terms.txt']);
+    expect(page.data[0].score).toBeGreaterThan(0);
+    const filtered = await client.vectorStores.search(store.id, {
+      query: 'deliveries invoices',
+      filters: { type: 'eq', key: 'topic', value: 'shipping' },
+    });
+    expect(filtered.data.map((hit) => hit.filename)).toEqual(['delivery.txt']);
+    expect(await client.vectorStores.retrieve(store.id)).toEqual(
+      expect.objectContaining({ search_mode: 'full_text', file_counts: expect.objectContaining({ completed: 2 }) }),
+    );
+  });
+
+  it('refuses to start with an embedding service when the server has no pgvector, saying how to fix it', async () => {
+    const embedder = await startFakeEmbeddingServer(8);
+    try {
+      const start = startApp('postgres', {
+        config: { builtins: { file_search: { embedding_url: embedder.url, dimensions: 8 } } },
+      });
+      await expect(start).rejects.toThrow(
+        /needs the pgvector extension, but this PostgreSQL server does not have it .*Install pgvector on the database server.*or remove builtins\.file_search\.embedding_url/s,
+      );
+    } finally {
+      await embedder.close();
+    }
+  });
+
+  it('stops start-up on an invalid file_search section with one line naming the key', async () => {
+    await expect(
+      startApp('postgres', { config: { builtins: { file_search: { chunk_size: 100, chunk_overlap: 60 } } } }),
+    ).rejects.toThrow(
+      /^Invalid configuration: builtins\.file_search\.chunk_overlap = 60: must be at most half of chunk_size/,
+    );
+    await expect(
+      startApp('postgres', { config: { builtins: { file_search: { embedding_url: 'http://127.0.0.1:1/v1' } } } }),
+    ).rejects.toThrow(/builtins\.file_search\.dimensions = missing: embedding_url is set, so dimensions must say/);
+    await expect(
+      startApp('postgres', { config: { builtins: { file_search: { embedding_api_key: 'sk-plain' } } } }),
+    ).rejects.toThrow(/unknown key builtins\.file_search\.embedding_api_key/);
+  });
+});
