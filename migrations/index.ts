@@ -1,5 +1,18 @@
 import { Foundation1764000000000 } from './1764000000000-foundation';
 import { Catalog1764000100000 } from './1764000100000-catalog';
+import { AuditAndLimits1764000150000 } from './1764000150000-audit-and-limits';
+import { Credentials1764000200000 } from './1764000200000-credentials';
+import { FileSearch1764000300000 } from './1764000300000-file-search';
+import { McpSources1764000400000 } from './1764000400000-mcp-sources';
+import { GatewaySessions1764000500000 } from './1764000500000-gateway-sessions';
 
 /** Applied in this order, by the service at start and by `npm run migration:run`. */
-export const ALL_MIGRATIONS = [Foundation1764000000000, Catalog1764000100000];
+export const ALL_MIGRATIONS = [
+  Foundation1764000000000,
+  Catalog1764000100000,
+  AuditAndLimits1764000150000,
+  Credentials1764000200000,
+  FileSearch1764000300000,
+  McpSources1764000400000,
+  GatewaySessions1764000500000,
+];

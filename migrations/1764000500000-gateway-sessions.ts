@@ -1,0 +1,21 @@
+import { MigrationInterface, QueryRunner } from 'typeorm';
+
+export class GatewaySessions1764000500000 implements MigrationInterface {
+  name = 'GatewaySessions1764000500000';
+
+  async up(db: QueryRunner): Promise<void> {
+    await db.query(`
+      CREATE TABLE mcp_gateway_sessions (
+        id varchar PRIMARY KEY,
+        tenant_id varchar NOT NULL,
+        subject varchar NOT NULL,
+        created_at timestamptz(3) NOT NULL DEFAULT now(),
+        last_seen_at timestamptz(3) NOT NULL DEFAULT now()
+      )`);
+    await db.query(`CREATE INDEX mcp_gateway_sessions_seen ON mcp_gateway_sessions (last_seen_at)`);
+  }
+
+  async down(db: QueryRunner): Promise<void> {
+    await db.query(`DROP TABLE mcp_gateway_sessions`);
+  }
+}

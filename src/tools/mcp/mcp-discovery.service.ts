@@ -1,0 +1,351 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { Counter } from 'prom-client';
+import { DataSource, EntityManager } from 'typeorm';
+import { Clock } from '../../common/clock';
+import { withTimeout } from '../../common/timeout';
+import { newId } from '../../common/ids';
+import { AppConfig } from '../../config/app-config';
+import { AdvisoryLock } from '../../database/advisory-locks';
+import { MetricsRegistry } from '../../observability/metrics.registry';
+import { CatalogState } from '../catalog/catalog-state';
+import { canonical, contentHash, ReviewedContent } from '../catalog/content-hash';
+import { SYSTEM_REVIEWER, ToolReviewService } from '../catalog/tool-review.service';
+import { PendingChange, ToolEntity } from '../catalog/tool.entity';
+import { McpClientPool } from './mcp-client-pool';
+import { McpHealth } from './mcp-health';
+import type { McpSourceEntity } from './mcp-source.entity';
+import { catalogName } from './mcp-tool-names';
+
+export interface DiscoveryResult {
+  source: string;
+  status: 'ok' | 'error';
+  error?: string;
+  tool_count: number;
+  added: string[];
+  changed: string[];
+  stale: string[];
+  revived: string[];
+}
+
+interface SchemaChange {
+  tool: ToolEntity;
+  change: PendingChange;
+}
+
+/** What a reviewer of an MCP tool sees, read from the server's tools/list entry. */
+function contentOf(tool: Tool): ReviewedContent {
+  return {
+    description: tool.description ?? tool.title ?? '',
+    schema: tool.inputSchema as Record<string, unknown>,
+    outputSchema: (tool.outputSchema as Record<string, unknown> | undefined) ?? null,
+    annotations: (tool.annotations as Record<string, unknown> | undefined) ?? null,
+  };
+}
+
+const FIELDS: [keyof ReviewedContent, string][] = [
+  ['description', 'description'],
+  ['schema', 'input_schema'],
+  ['outputSchema', 'output_schema'],
+  ['annotations', 'annotations'],
+];
+
+/**
+ * Seed 001's auto-discovery: tools/list (all pages) becomes catalog entries. New tools start with the
+ * source's default status (approved for trusted config sources) and are auto-reviewed; tools that
+ * disappear turn stale and come back live with their status unchanged unless their definition changed;
+ * a reviewed or approved tool whose definition changed goes back to unreviewed with `pending_change`
+ * showing old and new (schema pinning), an audit event in its review history, a metric and a webhook.
+ */
+@Injectable()
+export class McpDiscoveryService {
+  private readonly logger = new Logger('McpDiscovery');
+  private readonly schemaChanges: Counter<'source'>;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly pool: McpClientPool,
+    private readonly reviews: ToolReviewService,
+    private readonly state: CatalogState,
+    private readonly health: McpHealth,
+    private readonly config: AppConfig,
+    private readonly clock: Clock,
+    metrics: MetricsRegistry,
+  ) {
+    this.schemaChanges = metrics.counter({
+      name: 'tool_registry_schema_changes_total',
+      help: 'Reviewed or approved MCP tools whose definition changed on the server, by source.',
+      labelNames: ['source'],
+    });
+  }
+
+  async discover(source: McpSourceEntity): Promise<DiscoveryResult> {
+    const empty = { source: source.name, tool_count: 0, added: [], changed: [], stale: [], revived: [] };
+    let tools: Tool[];
+    const timeoutMs = this.config.mcp.discovery_timeout;
+    try {
+      // One bound for the whole discovery (connect, retry, every page), so one server never holds up the rest.
+      tools = await withTimeout(this.listTools(source), timeoutMs, `no answer within ${timeoutMs} ms`);
+    } catch (error) {
+      const message = (error as Error).message;
+      this.logger.warn(`Discovery of MCP source '${source.name}' failed: ${message}`);
+      await this.recordSource(source, 'error', message, null);
+      this.health.recordDiscovery(source.name, false);
+      return { ...empty, status: 'error', error: message };
+    }
+    const { result, changes } = await this.dataSource.transaction(async (manager) => {
+      // Two replicas refreshing one source take turns; different sources proceed in parallel.
+      await manager.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [AdvisoryLock.mcpSource, source.id]);
+      return this.apply(manager, source, tools);
+    });
+    await this.recordSource(source, 'ok', null, tools.length);
+    this.health.recordDiscovery(source.name, true);
+    await this.state.changed();
+    for (const change of changes) void this.notify(source, change);
+    return result;
+  }
+
+  /** Every tool of the server, following pagination (the caller bounds the time). */
+  private async listTools(source: McpSourceEntity): Promise<Tool[]> {
+    const attempt = async () => {
+      const { client } = await this.pool.client(source);
+      const tools: Tool[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.listTools(cursor ? { cursor } : undefined, {
+          timeout: this.config.mcp.discovery_timeout,
+        });
+        tools.push(...page.tools);
+        cursor = page.nextCursor;
+      } while (cursor && tools.length < 10_000);
+      return tools;
+    };
+    try {
+      return await attempt();
+    } catch {
+      // A lost session (the server restarted) gets one fresh connection.
+      await this.pool.discard(source);
+      return attempt();
+    }
+  }
+
+  private async apply(
+    manager: EntityManager,
+    source: McpSourceEntity,
+    tools: Tool[],
+  ): Promise<{ result: DiscoveryResult; changes: SchemaChange[] }> {
+    const repo = manager.getRepository(ToolEntity);
+    const all = await repo.find();
+    const mine = new Map(
+      all
+        .filter((t) => t.source.type === 'mcp' && t.source.server_name === source.name)
+        .map((t) => [t.source.tool_name!, t]),
+    );
+    const taken = new Set(all.map((t) => t.name));
+    const otherNames = all.map((t) => t.name);
+    const result: DiscoveryResult = {
+      source: source.name,
+      status: 'ok',
+      tool_count: tools.length,
+      added: [],
+      changed: [],
+      stale: [],
+      revived: [],
+    };
+    const changes: SchemaChange[] = [];
+    const trusted = source.origin === 'config';
+    const now = this.clock.now();
+    const seen = new Set<string>();
+
+    for (const tool of tools) {
+      seen.add(tool.name);
+      const content = contentOf(tool);
+      const existing = mine.get(tool.name);
+      if (!existing) {
+        const name = catalogName(source.name, tool.name, taken);
+        taken.add(name);
+        const entity = repo.create({
+          id: newId('tool_'),
+          name,
+          description: content.description,
+          source: {
+            type: 'mcp',
+            server_name: source.name,
+            ...(source.url && { server_url: source.url }),
+            tool_name: tool.name,
+          },
+          schema: content.schema as Record<string, unknown>,
+          outputSchema: content.outputSchema as Record<string, unknown> | null,
+          annotations: content.annotations as Record<string, unknown> | null,
+          permissions: [],
+          securityStatus: 'unreviewed',
+          tags: ['mcp', source.name],
+          tenantAccess: { mode: 'all' },
+          auditLevel: source.defaultAuditLevel,
+          rateLimit: null,
+          ownerTenantId: null,
+          stale: false,
+          reviewedHash: null,
+          pendingChange: null,
+          reviewedBy: null,
+          reviewedAt: null,
+          createdAt: now,
+          updatedAt: now,
+        });
+        this.reviews.assess(entity, otherNames);
+        await repo.save(entity);
+        const initial = trusted ? 'approved' : source.defaultSecurityStatus;
+        if (initial !== 'unreviewed') {
+          await this.reviews.decide(
+            manager,
+            entity,
+            initial,
+            trusted ? 'config' : SYSTEM_REVIEWER,
+            trusted ? 'trusted MCP server from the config file' : `default status of MCP source '${source.name}'`,
+          );
+        } else if (this.reviews.qualifiesForAutoApproval(entity)) {
+          await this.reviews.decide(
+            manager,
+            entity,
+            'approved',
+            SYSTEM_REVIEWER,
+            `auto-approved: automated review scored ${entity.autoReview.score}`,
+          );
+        }
+        result.added.push(name);
+        continue;
+      }
+      const wasStale = existing.stale;
+      existing.stale = false;
+      existing.source = sourceOf(source, tool.name);
+      const before = currentOf(existing);
+      const changedFields = FIELDS.filter(
+        ([field]) => canonical(content[field] ?? null) !== canonical(before[field] ?? null),
+      ).map(([, label]) => label);
+      if (changedFields.length === 0) {
+        existing.updatedAt = wasStale ? now : existing.updatedAt;
+        await repo.save(existing);
+        if (wasStale) result.revived.push(existing.name);
+        continue;
+      }
+      Object.assign(existing, {
+        description: content.description,
+        schema: content.schema,
+        outputSchema: content.outputSchema,
+        annotations: content.annotations,
+        updatedAt: now,
+      });
+      this.reviews.assess(
+        existing,
+        otherNames.filter((n) => n !== existing.name),
+      );
+      await repo.save(existing);
+      if (wasStale) result.revived.push(existing.name);
+      result.changed.push(existing.name);
+      const pinned = existing.securityStatus === 'reviewed' || existing.securityStatus === 'approved';
+      if (trusted) {
+        await this.reviews.decide(
+          manager,
+          existing,
+          'approved',
+          'config',
+          `definition changed on the trusted MCP server (${changedFields.join(', ')})`,
+        );
+      } else if (pinned && contentHash(existing) !== existing.reviewedHash) {
+        const change: PendingChange = {
+          detected_at: now.toISOString(),
+          fields: changedFields,
+          old: presentContent(before),
+          new: presentContent(content),
+        };
+        await this.reviews.decide(
+          manager,
+          existing,
+          'unreviewed',
+          SYSTEM_REVIEWER,
+          `definition changed on MCP server '${source.name}': ${changedFields.join(', ')}`,
+        );
+        existing.pendingChange = change;
+        await repo.save(existing);
+        this.schemaChanges.inc({ source: source.name });
+        changes.push({ tool: existing, change });
+      }
+    }
+    for (const [toolName, entity] of mine) {
+      if (seen.has(toolName) || entity.stale) continue;
+      entity.stale = true;
+      entity.updatedAt = now;
+      await repo.save(entity);
+      result.stale.push(entity.name);
+    }
+    return { result, changes };
+  }
+
+  private async recordSource(
+    source: McpSourceEntity,
+    status: 'ok' | 'error',
+    error: string | null,
+    toolCount: number | null,
+  ): Promise<void> {
+    const now = this.clock.now();
+    await this.dataSource.query(
+      `UPDATE mcp_sources SET last_discovery_at = $2, last_discovery_status = $3, last_discovery_error = $4,
+              last_tool_count = coalesce($5, last_tool_count), next_refresh_at = $6 WHERE id = $1`,
+      [source.id, now, status, error, toolCount, new Date(now.getTime() + source.refreshIntervalMs)],
+    );
+  }
+
+  /** Best effort: a JSON notification to the configured webhook; failures are logged, never retried forever. */
+  private async notify(source: McpSourceEntity, { tool, change }: SchemaChange): Promise<void> {
+    const url = this.config.mcp.schema_change_webhook_url;
+    if (!url) return;
+    const body = {
+      type: 'tool.schema_changed',
+      tool_id: tool.id,
+      name: tool.name,
+      source: source.name,
+      tool_name: tool.source.tool_name,
+      security_status: tool.securityStatus,
+      ...change,
+    };
+    try {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(10_000),
+      });
+      if (!response.ok) this.logger.warn(`Schema-change webhook answered ${response.status}`);
+    } catch (error) {
+      this.logger.warn(`Schema-change webhook failed: ${(error as Error).message}`);
+    }
+  }
+}
+
+function sourceOf(source: McpSourceEntity, toolName: string): ToolEntity['source'] {
+  return {
+    type: 'mcp',
+    server_name: source.name,
+    ...(source.url && { server_url: source.url }),
+    tool_name: toolName,
+    ...(source.auth?.credential_key && { credential_key: source.auth.credential_key }),
+  };
+}
+
+function currentOf(tool: ToolEntity): ReviewedContent {
+  return {
+    description: tool.description,
+    schema: tool.schema,
+    outputSchema: tool.outputSchema,
+    annotations: tool.annotations,
+  };
+}
+
+function presentContent(content: ReviewedContent): Record<string, unknown> {
+  return {
+    description: content.description,
+    input_schema: content.schema,
+    output_schema: content.outputSchema ?? null,
+    annotations: content.annotations ?? null,
+  };
+}

@@ -1,0 +1,93 @@
+import { Injectable } from '@nestjs/common';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { AppConfig } from '../../config/app-config';
+import { CatalogState } from '../catalog/catalog-state';
+import { CatalogExecutors } from '../catalog/catalog-tool-policy';
+import type { ToolEntity } from '../catalog/tool.entity';
+import type { ToolCall, ToolContext, ToolExecutor, ToolResult } from '../tool-executor';
+import { McpClientPool } from './mcp-client-pool';
+import { McpHealth } from './mcp-health';
+import { McpSourcesService } from './mcp-sources.service';
+
+/**
+ * Runs catalog tools of MCP sources through `tools/call` on a pooled client per (source, tenant
+ * credential). The call's AbortSignal cancels the MCP request (the SDK sends notifications/cancelled),
+ * MCP progress notifications become ToolContext.progress events, and the result (text, image and
+ * resource content, structuredContent, isError) is carried through faithfully.
+ */
+@Injectable()
+export class McpExecutor extends CatalogExecutors implements ToolExecutor {
+  readonly kind = 'mcp' as const;
+  private readonly known = new Set<string>();
+
+  constructor(
+    private readonly state: CatalogState,
+    private readonly sources: McpSourcesService,
+    private readonly pool: McpClientPool,
+    private readonly health: McpHealth,
+    private readonly config: AppConfig,
+  ) {
+    super();
+  }
+
+  executorFor(entry: ToolEntity): ToolExecutor | undefined {
+    if (entry.source.type !== 'mcp') return undefined;
+    this.known.add(entry.name);
+    return this;
+  }
+
+  canExecute(name: string): boolean {
+    return this.known.has(name);
+  }
+
+  async execute(call: ToolCall, ctx: ToolContext): Promise<ToolResult> {
+    const entry = (await this.state.get()).toolsByName.get(call.name);
+    const sourceName = entry?.source.server_name;
+    const source = sourceName ? await this.sources.byName(sourceName) : undefined;
+    if (!entry || !source) {
+      return {
+        callId: call.id,
+        isError: true,
+        output: { error: { message: `MCP source '${sourceName ?? '?'}' of tool '${call.name}' is not registered` } },
+      };
+    }
+    const credential = ctx.credential?.value;
+    const started = performance.now();
+    let ok = false;
+    try {
+      const result = await this.callOnce(source, credential, entry, call, ctx).catch(async (error: unknown) => {
+        if (ctx.signal.aborted) throw error;
+        // The server may have restarted and dropped our session: one fresh connection, then give up.
+        await this.pool.discard(source, credential);
+        return this.callOnce(source, credential, entry, call, ctx);
+      });
+      ok = !result.isError;
+      const output: Record<string, unknown> = { content: result.content };
+      if (result.structuredContent !== undefined) output.structuredContent = result.structuredContent;
+      return { callId: call.id, output, isError: result.isError === true };
+    } finally {
+      if (!ctx.signal.aborted) this.health.recordCall(source.name, ok, performance.now() - started);
+    }
+  }
+
+  private async callOnce(
+    source: Parameters<McpClientPool['client']>[0],
+    credential: string | undefined,
+    entry: ToolEntity,
+    call: ToolCall,
+    ctx: ToolContext,
+  ): Promise<CallToolResult> {
+    const { client } = await this.pool.client(source, credential);
+    return (await client.callTool(
+      { name: entry.source.tool_name!, arguments: (call.arguments ?? {}) as Record<string, unknown> },
+      undefined,
+      {
+        signal: ctx.signal,
+        // The dispatcher owns the deadline (and aborts the signal); the SDK's own default must not cut in first.
+        timeout: this.config.tools.max_timeout,
+        onprogress: (progress) =>
+          ctx.progress({ progress: progress.progress, total: progress.total, message: progress.message }),
+      },
+    )) as CallToolResult;
+  }
+}

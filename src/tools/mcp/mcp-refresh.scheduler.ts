@@ -1,0 +1,71 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '../../config/app-config';
+import { AdvisoryLock } from '../../database/advisory-locks';
+import { McpClientPool } from './mcp-client-pool';
+import { McpDiscoveryService } from './mcp-discovery.service';
+import { McpSourcesService } from './mcp-sources.service';
+
+/**
+ * Refreshes each source on its interval, one replica at a time (a non-blocking advisory lock per tick).
+ * Sources are discovered in parallel, each within its own timeout, so a dead or hanging server never
+ * delays another. A server's `notifications/tools/list_changed` triggers its refresh at once.
+ */
+@Injectable()
+export class McpRefreshScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('McpRefresh');
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly sources: McpSourcesService,
+    private readonly discovery: McpDiscoveryService,
+    private readonly config: AppConfig,
+    pool: McpClientPool,
+  ) {
+    pool.onToolListChanged((source) => {
+      void this.discovery
+        .discover(source)
+        .catch((error: Error) =>
+          this.logger.warn(`Refresh of '${source.name}' after list_changed failed: ${error.message}`),
+        );
+    });
+  }
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => void this.tick(), this.config.mcp.refresh_tick);
+    this.timer.unref();
+    void this.tick();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** One pass over the due sources; skipped while the previous pass runs or another replica holds the lock. */
+  tick(): Promise<void> {
+    this.running ??= this.refreshDue()
+      .catch((error: Error) => this.logger.error({ err: error }, 'MCP refresh failed'))
+      .finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  private async refreshDue(): Promise<void> {
+    const runner = this.dataSource.createQueryRunner();
+    await runner.connect();
+    try {
+      const [{ locked }] = await runner.query('SELECT pg_try_advisory_lock($1) AS locked', [AdvisoryLock.mcpRefresh]);
+      if (!locked) return;
+      try {
+        const due = await this.sources.due();
+        await Promise.allSettled(due.map((source) => this.discovery.discover(source)));
+      } finally {
+        await runner.query('SELECT pg_advisory_unlock($1)', [AdvisoryLock.mcpRefresh]);
+      }
+    } finally {
+      await runner.release();
+    }
+  }
+}

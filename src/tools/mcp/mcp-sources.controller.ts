@@ -1,0 +1,93 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Admin, Authenticated } from '../../auth/auth.decorators';
+import { ApiErrors } from '../../common/api-errors.decorator';
+import { ListQueryDto } from '../../common/list.dto';
+import { McpDiscoveryService } from './mcp-discovery.service';
+import { McpHealth } from './mcp-health';
+import { CreateMcpSourceDto, McpSourceDto, UpdateMcpSourceDto } from './mcp-sources.dto';
+import { McpSourcesService, presentSource } from './mcp-sources.service';
+
+@ApiTags('MCP sources')
+@Authenticated()
+@Admin()
+@Controller('v1/tools/sources/mcp')
+export class McpSourcesController {
+  constructor(
+    private readonly sources: McpSourcesService,
+    private readonly discovery: McpDiscoveryService,
+    private readonly health: McpHealth,
+  ) {}
+
+  @Post()
+  @ApiOperation({
+    summary: 'Register an MCP server (admin)',
+    description:
+      'With auto_discover (default) its tools are discovered at once and become catalog entries with the default status. URLs pass the SSRF policy.',
+  })
+  @ApiCreatedResponse({ type: McpSourceDto })
+  @ApiErrors(400, 409)
+  async create(@Body() body: CreateMcpSourceDto) {
+    const source = await this.sources.create(body);
+    const discovery = source.autoDiscover ? await this.discovery.discover(source) : undefined;
+    return { ...presentSource(await this.sources.get(source.name)), ...(discovery && { discovery }) };
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'List MCP sources (admin)' })
+  @ApiErrors(400)
+  list(@Query() query: ListQueryDto) {
+    return this.sources.list(query);
+  }
+
+  @Get(':name')
+  @ApiOperation({ summary: 'Get an MCP source (admin)' })
+  @ApiOkResponse({ type: McpSourceDto })
+  @ApiErrors(404)
+  async get(@Param('name') name: string): Promise<McpSourceDto> {
+    return presentSource(await this.sources.get(name));
+  }
+
+  @Put(':name')
+  @ApiOperation({ summary: 'Update an API-registered MCP source (admin); config-file sources answer 409' })
+  @ApiOkResponse({ type: McpSourceDto })
+  @ApiErrors(400, 404, 409)
+  async update(@Param('name') name: string, @Body() body: UpdateMcpSourceDto): Promise<McpSourceDto> {
+    return presentSource(await this.sources.update(name, body));
+  }
+
+  @Delete(':name')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Remove an MCP source (admin); its tools become stale, not deleted' })
+  @ApiErrors(404, 409)
+  remove(@Param('name') name: string) {
+    return this.sources.remove(name);
+  }
+
+  @Post(':name/refresh')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Discover the source now (admin): added, changed, stale and revived tools' })
+  @ApiErrors(404)
+  async refresh(@Param('name') name: string) {
+    return this.discovery.discover(await this.sources.get(name));
+  }
+
+  @Get(':name/health')
+  @ApiOperation({
+    summary: 'Source health (admin): last discovery, recent execution success rate and latency (p50/p95)',
+  })
+  @ApiErrors(404)
+  async sourceHealth(@Param('name') name: string) {
+    const source = await this.sources.get(name);
+    const execution = this.health.execution(name);
+    const discoveryOk = source.lastDiscoveryStatus !== 'error';
+    const healthy = discoveryOk && (execution.success_rate === null || execution.success_rate >= 0.5);
+    return {
+      object: 'mcp_source.health',
+      source: name,
+      status: healthy ? 'healthy' : 'unhealthy',
+      discovery: presentSource(source).last_discovery,
+      execution,
+    };
+  }
+}

@@ -1,0 +1,26 @@
+import { Global, Module } from '@nestjs/common';
+import { CatalogExecutors } from '../catalog/catalog-tool-policy';
+import { McpClientPool } from './mcp-client-pool';
+import { McpDiscoveryService } from './mcp-discovery.service';
+import { McpExecutor } from './mcp-executor';
+import { McpHealth } from './mcp-health';
+import { McpRefreshScheduler } from './mcp-refresh.scheduler';
+import { McpSourcesController } from './mcp-sources.controller';
+import { McpSourcesService } from './mcp-sources.service';
+
+/** MCP sources, discovery, health and the McpExecutor the catalog uses for `source.type = mcp` tools. */
+@Global()
+@Module({
+  controllers: [McpSourcesController],
+  providers: [
+    McpClientPool,
+    McpHealth,
+    McpSourcesService,
+    McpDiscoveryService,
+    McpRefreshScheduler,
+    McpExecutor,
+    { provide: CatalogExecutors, useExisting: McpExecutor },
+  ],
+  exports: [CatalogExecutors, McpSourcesService, McpClientPool],
+})
+export class McpModule {}
