@@ -21,7 +21,7 @@ export interface Toolgate {
 /** Builds the whole service: database (migrated), Nest app, middleware, docs. Used by main, tests and benchmarks. */
 export async function createToolgate(
   config: Config,
-  extra: Pick<AppModuleOptions, 'providers' | 'imports'> = {},
+  extra: Pick<AppModuleOptions, 'providers' | 'imports' | 'clock'> = {},
 ): Promise<Toolgate> {
   const database = await Database.open(config);
   try {
@@ -40,7 +40,13 @@ export async function createToolgate(
     app.useBodyParser('json', { limit: config.server.body_limit });
     app.useBodyParser('urlencoded', { limit: config.server.body_limit, extended: true });
     setupOpenApi(app, version);
-    await app.init();
+    try {
+      await app.init();
+    } catch (error) {
+      // Providers already started (connections, timers) must not outlive a failed start.
+      await app.close().catch(() => undefined);
+      throw error;
+    }
     const generatedAdminKey = app.get(BootstrapAdminService).takeGeneratedKey();
     return {
       app,

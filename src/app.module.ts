@@ -4,6 +4,7 @@ import { ClsModule } from 'nestjs-cls';
 import { LoggerModule } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
 import { AuthModule } from './auth/auth.module';
+import { Clock, SystemClock } from './common/clock';
 import { ErrorFilter } from './common/error.filter';
 import { createValidationPipe } from './common/validation';
 import { AppConfig } from './config/app-config';
@@ -16,6 +17,9 @@ import { TenancyModule } from './tenancy/tenancy.module';
 import { ProviderModule } from './tools/builtins/builtin-modules';
 import { enabledProviderModules } from './tools/builtins/enabled-modules';
 import { CatalogModule } from './tools/catalog/catalog.module';
+import { CredentialsModule } from './tools/catalog/credentials/credentials.module';
+import { McpModule } from './tools/mcp/mcp.module';
+import { GatewayModule } from './gateway/gateway.module';
 import { InvocationModule } from './tools/invocation/invocation.module';
 import { RegistryModule } from './tools/registry/registry.module';
 
@@ -23,16 +27,17 @@ import { RegistryModule } from './tools/registry/registry.module';
 @Global()
 @Module({})
 class CoreModule {
-  static forRoot(config: Config, database: Database): DynamicModule {
+  static forRoot(config: Config, database: Database, clock: Clock): DynamicModule {
     return {
       module: CoreModule,
       providers: [
         { provide: AppConfig, useValue: config },
+        { provide: Clock, useValue: clock },
         { provide: Database, useValue: database },
         { provide: DataSource, useValue: database.dataSource },
         ChangeEvents,
       ],
-      exports: [AppConfig, Database, DataSource, ChangeEvents],
+      exports: [AppConfig, Clock, Database, DataSource, ChangeEvents],
     };
   }
 }
@@ -44,15 +49,23 @@ export interface AppModuleOptions {
   providers?: ProviderModule[];
   /** Any other extra modules. */
   imports?: ModuleMetadata['imports'];
+  /** The time source; tests pass one they can move. */
+  clock?: Clock;
 }
 
 @Module({})
 export class AppModule {
-  static forRoot({ config, database, providers = [], imports = [] }: AppModuleOptions): DynamicModule {
+  static forRoot({
+    config,
+    database,
+    providers = [],
+    imports = [],
+    clock = new SystemClock(),
+  }: AppModuleOptions): DynamicModule {
     return {
       module: AppModule,
       imports: [
-        CoreModule.forRoot(config, database),
+        CoreModule.forRoot(config, database, clock),
         LoggerModule.forRoot(loggingParams(config)),
         ClsModule.forRoot({
           global: true,
@@ -63,6 +76,9 @@ export class AppModule {
         AuthModule.forRoot(config),
         RegistryModule,
         CatalogModule,
+        CredentialsModule,
+        McpModule,
+        GatewayModule,
         InvocationModule,
         ...enabledProviderModules(config, providers).map((entry) => entry.module),
         ...imports,

@@ -10,17 +10,15 @@ export class BenchProvider {
   readonly name = 'bench';
 
   tools(): ToolDefinition[] {
+    const parameters = { type: 'object', properties: { n: { type: 'integer' } }, additionalProperties: false };
     return [
-      {
-        name: 'noop',
-        description: 'Does nothing.',
-        parameters: { type: 'object', properties: { n: { type: 'integer' } }, additionalProperties: false },
-      },
+      { name: 'noop', description: 'Does nothing.', parameters },
+      { name: 'noop_governed', description: 'Does nothing, under audit and a rate limit.', parameters },
     ];
   }
 
   canExecute(name: string): boolean {
-    return name === 'noop';
+    return name === 'noop' || name === 'noop_governed';
   }
 
   async execute(call: ToolCall): Promise<ToolResult> {

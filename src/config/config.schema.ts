@@ -116,6 +116,46 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    audit: z
+      .object({
+        /** Extra argument/output keys whose values are replaced before storage (added to the built-in list). */
+        redact_keys: z.array(z.string().min(1)).default([]),
+        /** Output kept by `full` audit records, in bytes; `output_size` keeps the real size. */
+        max_output_bytes: integer().pipe(z.number().min(256).max(1_048_576)).default(10_240),
+        /** How often the retention job runs (one replica at a time). */
+        retention_interval: duration().default(3_600_000),
+      })
+      .strict()
+      .prefault({}),
+    secrets: z
+      .object({
+        /**
+         * Key material is checked (and never printed) by src/tools/catalog/credentials/encryption-keys.ts,
+         * so a wrong value cannot reach a log through a schema error: base64 of 32 bytes.
+         */
+        encryption_key: z.unknown().optional(),
+        /** A mounted file holding the key: base64 text or 32 raw bytes. */
+        encryption_key_file: optionalText(),
+        /** Earlier keys (a list, or comma-separated), still used to read rows not yet re-encrypted. */
+        previous_keys: z.unknown().optional(),
+        previous_key_files: z
+          .union([
+            z.array(text()),
+            text().transform((v) =>
+              v
+                .split(',')
+                .map((s) => s.trim())
+                .filter(Boolean),
+            ),
+          ])
+          .default([]),
+        /** Directory of source-level secrets, one file per secret_ref (how Kubernetes mounts Secrets). */
+        dir: optionalText(),
+        /** A secret that a configured tool or source references but that is missing stops start-up. */
+        strict_secrets: flag().default(false),
+      })
+      .strict()
+      .prefault({}),
     catalog: z
       .object({
         /** Tools scoring below this need a human review: they cannot be created approved or be auto-approved. */
@@ -125,6 +165,52 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    mcp: z
+      .object({
+        /** Longest a discovery (connect + tools/list, all pages) of one server may take. */
+        discovery_timeout: duration().default(15_000),
+        /** How often each replica looks for sources due for refresh. */
+        refresh_tick: duration().default(5_000),
+        /** Private ranges (in-cluster servers) are allowed by default; link-local/metadata addresses are not. */
+        allow_private_networks: flag().default(true),
+        allow_link_local: flag().default(false),
+        /** Receives a JSON POST when a reviewed or approved MCP tool changes on its server. */
+        schema_change_webhook_url: z.url().optional(),
+        /** Pooled client connections unused this long are closed. */
+        idle_client_timeout: duration().default(300_000),
+      })
+      .strict()
+      .prefault({}),
+    /** Trusted MCP servers (seed 001 "Migration Path"): discovered like API-registered ones, their tools approved. */
+    mcp_servers: z
+      .array(
+        z
+          .object({
+            name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'expected lowercase letters, digits and "-"'),
+            url: z.url().optional(),
+            transport: z.enum(['auto', 'streamable_http', 'sse', 'stdio']).optional(),
+            command: z.string().min(1).optional(),
+            args: z.array(z.string()).default([]),
+            env: z.record(z.string(), z.string()).optional(),
+            cwd: z.string().optional(),
+            auth: z
+              .object({
+                type: z.enum(['none', 'api_key', 'bearer']),
+                secret_ref: z.string().optional(),
+                header: z.string().optional(),
+              })
+              .strict()
+              .optional(),
+            refresh_interval: duration().default(3_600_000),
+            default_audit_level: z.enum(['none', 'basic', 'full']).default('basic'),
+          })
+          .strict()
+          .refine(
+            (server) => Boolean(server.url) !== Boolean(server.command),
+            'give either url (HTTP) or command (stdio), not both',
+          ),
+      )
+      .default([]),
     /** One section per built-in provider (`builtins.<name>.enabled`); see src/tools/builtins. */
     builtins: z.record(z.string(), z.object({ enabled: flag().optional() }).passthrough()).prefault({}),
   })

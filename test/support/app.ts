@@ -9,6 +9,7 @@ import type { ConfigInput } from '../../src/config/config.schema';
 import { randomToken } from '../../src/common/ids';
 import { createTestDatabase, Engine, TestDatabase } from './databases';
 import type { ProviderModule } from '../../src/tools/builtins/builtin-modules';
+import type { Clock } from '../../src/common/clock';
 
 export interface TestApp {
   toolgate: Toolgate;
@@ -24,6 +25,8 @@ export interface StartOptions {
   imports?: ModuleMetadata['imports'];
   /** Provider modules defined by the test, loaded through discovery like built-in ones. */
   providers?: ProviderModule[];
+  /** A clock the test can move (see test/support/manual-clock.ts). */
+  clock?: Clock;
   /** Reuse a database (second replica, restart); otherwise a fresh one is created and dropped on close. */
   database?: TestDatabase;
   adminKey?: string;
@@ -57,13 +60,19 @@ export async function startApp(engine: Engine, options: StartOptions = {}): Prom
         database: { url: database.url, pool_size: 5 },
         auth: { admin_api_key: adminKey },
         logging: { level: 'silent' },
+        // An external database needs a credentials key; a test wanting none passes `encryption_key: undefined`.
+        secrets: { encryption_key: 'dG9vbGdhdGUtdGVzdC1rZXktMzItYnl0ZXMtbG9uZyE=' },
       },
       options.config ?? {},
     ),
   );
   let toolgate: Toolgate;
   try {
-    toolgate = await createToolgate(config, { imports: options.imports, providers: options.providers });
+    toolgate = await createToolgate(config, {
+      imports: options.imports,
+      providers: options.providers,
+      clock: options.clock,
+    });
   } catch (error) {
     if (!options.database) await database.drop();
     throw error;

@@ -1,0 +1,92 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startBenchApp } from './support/harness';
+import { startUpstream } from './support/mcp-upstream';
+
+const WARMUP = 50;
+const CALLS = 400;
+
+interface Latency {
+  label: string;
+  p50: number;
+  p99: number;
+  mean: number;
+}
+
+async function time(label: string, call: () => Promise<unknown>): Promise<Latency> {
+  for (let i = 0; i < WARMUP; i++) await call();
+  const samples: number[] = [];
+  for (let i = 0; i < CALLS; i++) {
+    const started = performance.now();
+    await call();
+    samples.push(performance.now() - started);
+  }
+  samples.sort((a, b) => a - b);
+  const at = (q: number) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))];
+  return { label, p50: at(0.5), p99: at(0.99), mean: samples.reduce((a, b) => a + b, 0) / samples.length };
+}
+
+function print(title: string, baseline: Latency, subject: Latency): void {
+  const row = (r: Latency) =>
+    `  ${r.label.padEnd(52)} p50 ${r.p50.toFixed(2).padStart(7)} ms   p99 ${r.p99.toFixed(2).padStart(7)} ms   mean ${r.mean.toFixed(2).padStart(7)} ms`;
+  console.log(`\n${title} (${CALLS} sequential calls)`);
+  console.log(row(baseline));
+  console.log(row(subject));
+  console.log(
+    `  ratio (subject / baseline): p50 ${(subject.p50 / baseline.p50).toFixed(2)}x, p99 ${(subject.p99 / baseline.p99).toFixed(2)}x, mean ${(subject.mean / baseline.mean).toFixed(2)}x`,
+  );
+}
+
+async function sdkClient(url: string, headers: Record<string, string> = {}): Promise<Client> {
+  const client = new Client({ name: 'bench', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+  return client;
+}
+
+/**
+ * A tool call to an upstream MCP server: directly with the SDK client (baseline), through Toolgate's
+ * POST /v1/tool_calls (issue 6), and through Toolgate's own MCP endpoint /mcp (issue 9), in one run.
+ */
+export async function run(): Promise<void> {
+  const upstream = await startUpstream();
+  const app = await startBenchApp({ builtins: { file_search: { enabled: false } } });
+  const headers = { Authorization: `Bearer ${app.adminKey}`, 'Content-Type': 'application/json' };
+  try {
+    const registered = await fetch(`${app.baseUrl}/v1/tools/sources/mcp`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        name: 'upstream',
+        url: upstream.url,
+        default_security_status: 'approved',
+        default_audit_level: 'basic',
+      }),
+    });
+    if (!registered.ok) throw new Error(`Could not register the upstream source: ${await registered.text()}`);
+    const direct = await sdkClient(upstream.url);
+    const viaGateway = await sdkClient(`${app.baseUrl}/mcp`, { Authorization: `Bearer ${app.adminKey}` });
+    const args = { text: 'hello' };
+    const baseline = await time('direct SDK client -> upstream', () =>
+      direct.callTool({ name: 'echo', arguments: args }),
+    );
+    const http = await time('POST /v1/tool_calls -> Toolgate -> upstream', async () => {
+      const res = await fetch(`${app.baseUrl}/v1/tool_calls`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ name: 'upstream-echo', arguments: args }),
+      });
+      const body = (await res.json()) as { status: string };
+      if (body.status !== 'completed') throw new Error(`tool call ${body.status}`);
+    });
+    const gateway = await time('SDK client -> Toolgate /mcp -> upstream', () =>
+      viaGateway.callTool({ name: 'upstream-echo', arguments: args }),
+    );
+    print('MCP tool call through Toolgate (HTTP API) versus direct', baseline, http);
+    print('MCP tool call through the /mcp gateway versus direct', baseline, gateway);
+    await direct.close();
+    await viaGateway.close();
+  } finally {
+    await app.close();
+    await upstream.stop();
+  }
+}
