@@ -1,26 +1,16 @@
-import { bearer, startApp, TestApp } from './support/app';
-import { createTestDatabase, TestDatabase } from './support/databases';
+import { bearer, Replicas, startReplicas, TestApp } from './support/app';
 import { waitFor } from './support/wait';
 
 describe('API key revocation across replicas', () => {
-  let database: TestDatabase;
+  let cluster: Replicas;
   let replicaA: TestApp;
   let replicaB: TestApp;
 
   beforeAll(async () => {
-    database = await createTestDatabase('postgres');
-    const adminKey = 'tg_replicas_admin_key_0123456789';
-    [replicaA, replicaB] = await Promise.all([
-      startApp('postgres', { database, adminKey }),
-      startApp('postgres', { database, adminKey }),
-    ]);
+    cluster = await startReplicas();
+    [replicaA, replicaB] = cluster.replicas;
   });
-
-  afterAll(async () => {
-    await replicaA?.close();
-    await replicaB?.close();
-    await database?.drop();
-  });
+  afterAll(() => cluster?.close());
 
   it('refuses a key on every replica as soon as one revokes it, although both had it cached', async () => {
     const created = await replicaA.http

@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { bearer, startApp, TestApp } from './support/app';
+import { bearer, Replicas, startApp, startReplicas, TestApp } from './support/app';
 import { memberKey } from './support/catalog';
 import { createTestDatabase, TestDatabase } from './support/databases';
 import { ManualClock } from './support/manual-clock';
@@ -19,21 +19,14 @@ async function govern(t: TestApp, name: string, changes: object): Promise<string
 }
 
 describe('rate limits', () => {
-  let database: TestDatabase;
+  let cluster: Replicas;
   let replicas: TestApp[];
-  const adminKey = 'tg_rate_limit_admin_key_0123456789';
 
   beforeAll(async () => {
-    database = await createTestDatabase('postgres');
-    replicas = await Promise.all([
-      startApp('postgres', { ...testkit, database, adminKey }),
-      startApp('postgres', { ...testkit, database, adminKey }),
-    ]);
+    cluster = await startReplicas(testkit);
+    replicas = cluster.replicas;
   });
-  afterAll(async () => {
-    for (const replica of replicas ?? []) await replica.close();
-    await database?.drop();
-  });
+  afterAll(() => cluster?.close());
 
   it('lets exactly per_minute calls through when 200 arrive at once on two replicas', async () => {
     await govern(replicas[0], 'echo', { rate_limit: { per_minute: 50 }, audit_level: 'basic' });
@@ -58,7 +51,7 @@ describe('rate limits', () => {
     }
     const audit = await replicas[1].http
       .get('/v1/tools/audit?tool_name=echo&limit=1000')
-      .set(bearer(adminKey))
+      .set(bearer(replicas[1].adminKey))
       .expect(200);
     const statuses = audit.body.data.map((record: { status: string }) => record.status);
     expect(statuses.filter((s: string) => s === 'success')).toHaveLength(50);

@@ -1,5 +1,4 @@
-import { bearer, startApp, TestApp } from './support/app';
-import { createTestDatabase, TestDatabase } from './support/databases';
+import { bearer, Replicas, startApp, startReplicas, TestApp } from './support/app';
 import { approvedTool, memberKey, review, toolBody } from './support/catalog';
 import { TEST_PROVIDERS } from './support/test-providers';
 import { waitFor } from './support/wait';
@@ -375,26 +374,17 @@ describe('catalog: bundles', () => {
 });
 
 describe('catalog: policy changes reach every replica', () => {
-  let database: TestDatabase;
+  let cluster: Replicas;
   let replicaA: TestApp;
   let replicaB: TestApp;
-  const adminKey = 'tg_catalog_replicas_admin_0123456789';
+  let adminKey: string;
 
   beforeAll(async () => {
-    database = await createTestDatabase('postgres');
-    const options = {
-      database,
-      adminKey,
-      providers: TEST_PROVIDERS,
-      config: { builtins: { testkit: { enabled: true } } },
-    };
-    [replicaA, replicaB] = await Promise.all([startApp('postgres', options), startApp('postgres', options)]);
+    cluster = await startReplicas({ providers: TEST_PROVIDERS, config: { builtins: { testkit: { enabled: true } } } });
+    [replicaA, replicaB] = cluster.replicas;
+    adminKey = replicaA.adminKey;
   });
-  afterAll(async () => {
-    await replicaA?.close();
-    await replicaB?.close();
-    await database?.drop();
-  });
+  afterAll(() => cluster?.close());
 
   it('a block on one replica denies the tool on the other within a second', async () => {
     const acme = await memberKey(replicaA, 'acme');

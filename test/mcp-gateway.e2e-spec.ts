@@ -1,9 +1,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { bearer, startApp, TestApp } from './support/app';
+import { bearer, Replicas, startApp, startReplicas, TestApp } from './support/app';
 import { approvedTool, memberKey, review } from './support/catalog';
-import { createTestDatabase, TestDatabase } from './support/databases';
 import { TEST_PROVIDERS } from './support/test-providers';
 import { waitFor } from './support/wait';
 
@@ -178,21 +177,14 @@ describe('MCP gateway at /mcp', () => {
 });
 
 describe('MCP gateway across replicas', () => {
-  let database: TestDatabase;
+  let cluster: Replicas;
   let replicas: TestApp[];
-  const adminKey = 'tg_gateway_replicas_admin_0123456789';
 
   beforeAll(async () => {
-    database = await createTestDatabase('postgres');
-    replicas = await Promise.all([
-      startApp('postgres', { ...testkit, database, adminKey }),
-      startApp('postgres', { ...testkit, database, adminKey }),
-    ]);
+    cluster = await startReplicas(testkit);
+    replicas = cluster.replicas;
   });
-  afterAll(async () => {
-    for (const replica of replicas ?? []) await replica.close();
-    await database?.drop();
-  });
+  afterAll(() => cluster?.close());
 
   it('serves a session begun on one replica from the other', async () => {
     const key = await memberKey(replicas[0], 'acme');

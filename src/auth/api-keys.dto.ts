@@ -11,7 +11,7 @@ import {
   Min,
   MinLength,
 } from 'class-validator';
-import { ListQueryDto } from '../common/list.dto';
+import { ListQueryDto, ListOf } from '../common/list.dto';
 import { TENANT_ID_PATTERN, TENANT_ID_RULE } from '../tenancy/tenant-id';
 import type { Role } from './api-key.entity';
 
@@ -99,22 +99,7 @@ export class CreatedApiKeyDto extends ApiKeyDto {
   secret: string;
 }
 
-export class ApiKeyListDto {
-  @ApiProperty({ example: 'list' })
-  object: 'list';
-
-  @ApiProperty({ type: [ApiKeyDto] })
-  data: ApiKeyDto[];
-
-  @ApiProperty({ nullable: true, type: String })
-  first_id: string | null;
-
-  @ApiProperty({ nullable: true, type: String })
-  last_id: string | null;
-
-  @ApiProperty()
-  has_more: boolean;
-}
+export class ApiKeyListDto extends ListOf(ApiKeyDto) {}
 
 export class DeletedApiKeyDto {
   @ApiProperty({ example: 'key_4f9Qm2kX8bLr1sVt7WcZ0aHd' })

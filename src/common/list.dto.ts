@@ -1,4 +1,5 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import type { Type as Class } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 
@@ -34,4 +35,26 @@ export interface ListPage<T> {
   first_id: string | null;
   last_id: string | null;
   has_more: boolean;
+}
+
+/** The Swagger model of a list of `item`s (one per item type, named e.g. `ToolListDto`). */
+export function ListOf<T>(item: Class<T>): Class<ListPage<T>> {
+  class ListDto implements ListPage<T> {
+    @ApiProperty({ example: 'list' })
+    object: 'list';
+
+    @ApiProperty({ type: [item] })
+    data: T[];
+
+    @ApiProperty({ nullable: true, type: String })
+    first_id: string | null;
+
+    @ApiProperty({ nullable: true, type: String })
+    last_id: string | null;
+
+    @ApiProperty()
+    has_more: boolean;
+  }
+  Object.defineProperty(ListDto, 'name', { value: `${item.name.replace(/Dto$/, '')}ListDto` });
+  return ListDto;
 }

@@ -7,9 +7,9 @@ import { z } from 'zod';
  */
 const text = () => z.preprocess((v) => (typeof v === 'number' || typeof v === 'boolean' ? String(v) : v), z.string());
 const optionalText = () => text().optional();
-const integer = () =>
+export const integer = () =>
   z.preprocess((v) => (typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v), z.number().int());
-const flag = () =>
+export const flag = () =>
   z.preprocess((v) => {
     if (typeof v !== 'string') return v;
     const word = v.trim().toLowerCase();

@@ -93,3 +93,24 @@ export async function startApp(engine: Engine, options: StartOptions = {}): Prom
 }
 
 export const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
+
+export interface Replicas {
+  replicas: TestApp[];
+  close(): Promise<void>;
+}
+
+/** Several app instances started together on one fresh PostgreSQL database, as replicas behind a load balancer. */
+export async function startReplicas(options: Omit<StartOptions, 'database'> = {}, count = 2): Promise<Replicas> {
+  const database = await createTestDatabase('postgres');
+  const adminKey = options.adminKey ?? `tg_test_admin_${randomToken(24)}`;
+  const replicas = await Promise.all(
+    Array.from({ length: count }, () => startApp('postgres', { ...options, database, adminKey })),
+  );
+  return {
+    replicas,
+    close: async () => {
+      for (const replica of replicas) await replica.close();
+      await database.drop();
+    },
+  };
+}

@@ -15,7 +15,7 @@ import {
   MinLength,
   ValidateNested,
 } from 'class-validator';
-import { ListQueryDto } from '../../common/list.dto';
+import { ListQueryDto, ListOf } from '../../common/list.dto';
 import { TENANT_ID_PATTERN } from '../../tenancy/tenant-id';
 import {
   AUDIT_LEVELS,
@@ -290,18 +290,7 @@ export class ToolDto {
   reviewed_at: string | null;
 }
 
-export class ToolListDto {
-  @ApiProperty({ example: 'list' })
-  object: 'list';
-  @ApiProperty({ type: [ToolDto] })
-  data: ToolDto[];
-  @ApiProperty({ nullable: true, type: String })
-  first_id: string | null;
-  @ApiProperty({ nullable: true, type: String })
-  last_id: string | null;
-  @ApiProperty()
-  has_more: boolean;
-}
+export class ToolListDto extends ListOf(ToolDto) {}
 
 export class ToolReviewDto {
   @ApiProperty({ example: 'review_Vb2Kx9...' })

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError, parseProviderConfig } from '../../../config/config.loader';
-import { duration } from '../../../config/config.schema';
+import { duration, flag, integer as anyInteger } from '../../../config/config.schema';
 
 /** OpenAI's bounds for static chunking; `auto` is 800 tokens with 400 overlap. */
 export const CHUNK_SIZE_MIN = 100;
@@ -14,19 +14,7 @@ export const EMBEDDING_API_KEY_ENV = 'EMBEDDING_API_KEY';
 
 const SECTION = 'builtins.file_search';
 
-const integer = (min: number, max: number) =>
-  z.preprocess(
-    (v) => (typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : v),
-    z.number().int().min(min).max(max),
-  );
-const flag = () =>
-  z.preprocess((v) => {
-    if (typeof v !== 'string') return v;
-    const word = v.trim().toLowerCase();
-    if (['true', 'yes', 'on', '1'].includes(word)) return true;
-    if (['false', 'no', 'off', '0'].includes(word)) return false;
-    return v;
-  }, z.boolean());
+const integer = (min: number, max: number) => anyInteger().pipe(z.number().min(min).max(max));
 const idList = (prefix: string) =>
   z.preprocess(
     (v) =>

@@ -1,26 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError, parseProviderConfig } from '../../../config/config.loader';
-import { duration } from '../../../config/config.schema';
+import { duration, flag, integer as anyInteger } from '../../../config/config.schema';
 import { BACKEND_NAMES, BackendName, KEYED_BACKENDS, KeyedBackendName } from './search-backends';
 
 /** The most results one query may return: what Brave (`count`) and Tavily (`max_results`) accept. */
 export const MAX_RESULTS_CAP = 20;
 
-/** Values from environment overrides arrive as text; these accept the written forms too. */
-const integer = (min: number, max: number) =>
-  z.preprocess(
-    (v) => (typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : v),
-    z.number().int().min(min).max(max),
-  );
-const flag = () =>
-  z.preprocess((v) => {
-    if (typeof v !== 'string') return v;
-    const word = v.trim().toLowerCase();
-    if (['true', 'yes', 'on', '1'].includes(word)) return true;
-    if (['false', 'no', 'off', '0'].includes(word)) return false;
-    return v;
-  }, z.boolean());
+/** Values from environment overrides arrive as text; these accept the written forms too (see config.schema). */
+const integer = (min: number, max: number) => anyInteger().pipe(z.number().min(min).max(max));
 /** Lists may also be given (from the environment) as comma-separated text: "searxng,brave". */
 const splitCommas = (v: unknown) =>
   typeof v === 'string'

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
-import { ListQueryDto } from '../../../../common/list.dto';
+import { ListQueryDto, ListOf } from '../../../../common/list.dto';
 
 export const FILE_PURPOSES = ['assistants', 'batch', 'fine-tune', 'vision', 'user_data', 'evals'] as const;
 export type FilePurpose = (typeof FILE_PURPOSES)[number];
@@ -55,22 +55,7 @@ export class FileDto {
   status_details: string | null;
 }
 
-export class FileListDto {
-  @ApiProperty({ example: 'list' })
-  object: 'list';
-
-  @ApiProperty({ type: [FileDto] })
-  data: FileDto[];
-
-  @ApiProperty({ nullable: true, type: String })
-  first_id: string | null;
-
-  @ApiProperty({ nullable: true, type: String })
-  last_id: string | null;
-
-  @ApiProperty()
-  has_more: boolean;
-}
+export class FileListDto extends ListOf(FileDto) {}
 
 export class DeletedFileDto {
   @ApiProperty({ example: 'file-4f9Qm2kX8bLr1sVt7WcZ0aHd' })
