@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createToolgate, Toolgate } from '../../src/app.factory';
 import { randomToken } from '../../src/common/ids';
-import { validateConfig } from '../../src/config/config.loader';
+import { loadConfig } from '../../src/config/config.loader';
 import type { ConfigInput } from '../../src/config/config.schema';
 import type { ProviderModule } from '../../src/tools/builtins/builtin-modules';
 
@@ -21,14 +21,15 @@ export interface BenchApp {
 export async function startBenchApp(config: ConfigInput = {}, providers: ProviderModule[] = []): Promise<BenchApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'toolgate-bench-'));
   const adminKey = `tg_bench_${randomToken(24)}`;
-  const base = {
+  const overrides = {
+    ...config,
     server: { host: '127.0.0.1' },
     data_dir: dataDir,
-    database: { url: process.env.DATABASE_URL },
     auth: { admin_api_key: adminKey },
     logging: { level: 'silent' },
   };
-  const toolgate = await createToolgate(validateConfig({ ...base, ...config }), { providers });
+  // The environment applies as for `npm start` (DATABASE_URL, TOOLGATE_SECRETS__ENCRYPTION_KEY, ...).
+  const toolgate = await createToolgate(loadConfig(process.env, overrides), { providers });
   await toolgate.app.listen(0, '127.0.0.1');
   const { port } = (toolgate.app.getHttpServer() as Server).address() as AddressInfo;
   return {

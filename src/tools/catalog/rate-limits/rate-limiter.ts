@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { Clock } from '../../../common/clock';
 import type { RateLimit } from '../catalog.types';
 
@@ -30,29 +30,43 @@ export class RateLimiter {
     if (windows.length === 0) return { allowed: true };
     const now = this.clock.now().getTime();
     try {
-      await this.dataSource.transaction(async (manager) => {
-        for (const window of windows) {
-          const max = limit![window.field]!;
-          const start = new Date(Math.floor(now / window.ms) * window.ms);
-          const rows: unknown[] = await manager.query(
-            `INSERT INTO rate_limit_counters AS c (tool_id, tenant_id, window_name, window_start, count)
-             VALUES ($1, $2, $3, $4, 1)
-             ON CONFLICT (tool_id, tenant_id, window_name, window_start) DO UPDATE SET count = c.count + 1
-             WHERE c.count < $5
-             RETURNING c.count`,
-            [toolId, tenantId, window.name, start, max],
-          );
-          if (rows.length === 0) {
-            const retryAfterSeconds = Math.max(1, Math.ceil((start.getTime() + window.ms - now) / 1000));
-            throw new LimitReached({ allowed: false, window: window.name, limit: max, retryAfterSeconds });
-          }
-        }
-      });
+      if (windows.length === 1) {
+        // One conditional upsert is atomic by itself: no transaction round trips needed.
+        await this.take(this.dataSource.manager, toolId, tenantId, windows[0], limit![windows[0].field]!, now);
+      } else {
+        await this.dataSource.transaction(async (manager) => {
+          for (const window of windows) await this.take(manager, toolId, tenantId, window, limit![window.field]!, now);
+        });
+      }
     } catch (error) {
       if (error instanceof LimitReached) return error.decision;
       throw error;
     }
     return { allowed: true };
+  }
+
+  /** Counts one call in a window, or throws LimitReached when the window is full. */
+  private async take(
+    manager: EntityManager,
+    toolId: string,
+    tenantId: string,
+    window: (typeof WINDOWS)[number],
+    max: number,
+    now: number,
+  ): Promise<void> {
+    const start = new Date(Math.floor(now / window.ms) * window.ms);
+    const rows: unknown[] = await manager.query(
+      `INSERT INTO rate_limit_counters AS c (tool_id, tenant_id, window_name, window_start, count)
+       VALUES ($1, $2, $3, $4, 1)
+       ON CONFLICT (tool_id, tenant_id, window_name, window_start) DO UPDATE SET count = c.count + 1
+       WHERE c.count < $5
+       RETURNING c.count`,
+      [toolId, tenantId, window.name, start, max],
+    );
+    if (rows.length === 0) {
+      const retryAfterSeconds = Math.max(1, Math.ceil((start.getTime() + window.ms - now) / 1000));
+      throw new LimitReached({ allowed: false, window: window.name, limit: max, retryAfterSeconds });
+    }
   }
 
   /** Drops counters of windows that ended long ago (run by the maintenance job). */
