@@ -37,8 +37,6 @@ export async function createToolgate(
     app.flushLogs();
     app.disable('x-powered-by');
     app.set('query parser', 'extended');
-    app.useBodyParser('json', { limit: config.server.body_limit });
-    app.useBodyParser('urlencoded', { limit: config.server.body_limit, extended: true });
     setupOpenApi(app, version);
     try {
       await app.init();

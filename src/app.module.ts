@@ -1,4 +1,5 @@
-import { DynamicModule, Global, Module, ModuleMetadata } from '@nestjs/common';
+import { DynamicModule, Global, MiddlewareConsumer, Module, ModuleMetadata, NestModule } from '@nestjs/common';
+import { json, urlencoded } from 'body-parser';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { ClsModule } from 'nestjs-cls';
 import { LoggerModule } from 'nestjs-pino';
@@ -54,7 +55,18 @@ export interface AppModuleOptions {
 }
 
 @Module({})
-export class AppModule {
+export class AppModule implements NestModule {
+  /**
+   * Request bodies are parsed here, after the logging and metrics middleware of the imported modules, so
+   * requests refused by the parser (malformed JSON, too large) are logged and counted like any other.
+   */
+  constructor(private readonly config: AppConfig) {}
+
+  configure(consumer: MiddlewareConsumer): void {
+    const limit = this.config.server.body_limit;
+    consumer.apply(json({ limit }), urlencoded({ limit, extended: true })).forRoutes('*');
+  }
+
   static forRoot({
     config,
     database,

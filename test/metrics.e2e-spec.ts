@@ -47,6 +47,19 @@ describe('/metrics', () => {
       expect(sample(text, 'toolgate_http_request_duration_seconds_count', { route: '/v1/admin/api_keys/:id' })).toBe(2);
       expect(text).toContain('process_cpu_seconds_total');
     });
+
+    it('counts requests refused by the body parser before routing', async () => {
+      const malformed = await app.http
+        .post('/v1/admin/api_keys')
+        .set(bearer(app.adminKey))
+        .set('Content-Type', 'application/json')
+        .send('{"name": ');
+      expect(malformed.status).toBe(400);
+      const text = (await app.http.get('/metrics')).text;
+      expect(sample(text, 'toolgate_http_requests_total', { method: 'POST', route: 'unmatched', status: '400' })).toBe(
+        1,
+      );
+    });
   });
 
   describe('behind metrics.bearer_token, with a custom namespace', () => {
