@@ -435,6 +435,39 @@ describe('MCP sources: tools that change between refreshes', () => {
     expect((await toolByName(t, 'shifty-alpha')).pending_change).toBeNull();
   });
 
+  it('cancels the request on the server when the caller goes away', async () => {
+    let cancelled = false;
+    server.setTool({
+      definition: { name: 'waits', description: 'Waits until cancelled.', inputSchema: { type: 'object' } },
+      run: (_args, _auth, signal) =>
+        new Promise((resolve) => {
+          signal.addEventListener('abort', () => {
+            cancelled = true;
+            resolve({ text: 'cancelled' });
+          });
+        }),
+    });
+    await refresh();
+    await approve(t, 'shifty-waits');
+    await t.http
+      .put('/v1/tenants/default/credentials/shifty_token')
+      .set(bearer(t.adminKey))
+      .send({ value: 'default-token' })
+      .expect(200);
+    server.authorizations.length = 0;
+    const controller = new AbortController();
+    const pending = fetch(`${t.baseUrl}/v1/tool_calls`, {
+      method: 'POST',
+      headers: { ...bearer(t.adminKey), 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'shifty-waits', arguments: {} }),
+      signal: controller.signal,
+    });
+    await waitFor(() => server.authorizations.length > 0, 5000, 'the call to reach the server');
+    controller.abort();
+    await expect(pending).rejects.toThrow();
+    await waitFor(() => cancelled, 5000, 'the server to receive notifications/cancelled');
+  });
+
   it('refreshes at once when the server sends notifications/tools/list_changed', async () => {
     await call('shifty-beta').expect(200);
     server.setTool(tool('gamma', 'Third tool.'));

@@ -54,7 +54,11 @@ export async function startEverything(transport: 'streamableHttp' | 'sse'): Prom
 export interface MutableTool {
   definition: Tool;
   /** What tools/call answers; the request's Authorization header is passed for credential tests. */
-  run?: (args: Record<string, unknown>, authorization: string | undefined) => { text: string; isError?: boolean };
+  run?: (
+    args: Record<string, unknown>,
+    authorization: string | undefined,
+    signal: AbortSignal,
+  ) => { text: string; isError?: boolean } | Promise<{ text: string; isError?: boolean }>;
 }
 
 /**
@@ -122,7 +126,7 @@ export class MutableMcpServer implements RunningServer {
       this.authorizations.push(authorization);
       const tool = this.tools.get(request.params.name);
       if (!tool) return { content: [{ type: 'text', text: `unknown tool ${request.params.name}` }], isError: true };
-      const answer = tool.run?.(request.params.arguments ?? {}, authorization) ?? { text: 'ok' };
+      const answer = (await tool.run?.(request.params.arguments ?? {}, authorization, extra.signal)) ?? { text: 'ok' };
       return { content: [{ type: 'text', text: answer.text }], isError: answer.isError ?? false };
     });
     const session = { server, transport: undefined as unknown as StreamableHTTPServerTransport };
