@@ -109,7 +109,8 @@ function setPath(target: Record<string, unknown>, path: string[], value: unknown
   node[path[path.length - 1]] = value;
 }
 
-function deepMerge(base: Record<string, unknown>, extra: object): Record<string, unknown> {
+/** Merges `extra` into `base`: mappings merge key by key, anything else replaces. */
+export function deepMerge(base: Record<string, unknown>, extra: object): Record<string, unknown> {
   const result: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(extra)) {
     const current = result[key];

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import TestAgent from 'supertest/lib/agent';
 import { createToolgate, Toolgate } from '../../src/app.factory';
-import { validateConfig } from '../../src/config/config.loader';
+import { deepMerge, validateConfig } from '../../src/config/config.loader';
 import type { ConfigInput } from '../../src/config/config.schema';
 import { randomToken } from '../../src/common/ids';
 import { createTestDatabase, Engine, TestDatabase } from './databases';
@@ -30,22 +30,6 @@ export interface StartOptions {
   /** Reuse a database (second replica, restart); otherwise a fresh one is created and dropped on close. */
   database?: TestDatabase;
   adminKey?: string;
-}
-
-export function deepMerge<T extends object>(base: T, extra: object): T {
-  const result: Record<string, unknown> = { ...(base as Record<string, unknown>) };
-  for (const [key, value] of Object.entries(extra)) {
-    const current = result[key];
-    const nested =
-      current &&
-      typeof current === 'object' &&
-      !Array.isArray(current) &&
-      value &&
-      typeof value === 'object' &&
-      !Array.isArray(value);
-    result[key] = nested ? deepMerge(current as object, value as object) : value;
-  }
-  return result as T;
 }
 
 /** Boots the real service on a real database and a loopback port. */

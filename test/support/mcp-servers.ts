@@ -6,18 +6,11 @@ import { randomUUID } from 'node:crypto';
 import { createServer, IncomingMessage, Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { freePort } from './server-process';
 
 const ROOT = join(__dirname, '..', '..');
 export const EVERYTHING_BIN = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 export const FILESYSTEM_BIN = join(ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 export interface RunningServer {
   url: string;
