@@ -1,3 +1,4 @@
+import { findTooDeep } from '../../../common/json-depth';
 import type { BackendName } from './search-backends';
 import type { SafeSearch } from './web-search.config';
 
@@ -45,6 +46,8 @@ export class SearchBackendError extends Error {
 
 /** Larger answers are refused rather than buffered: a page of results is a few tens of kilobytes. */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** A page of results is a handful of levels deep; anything far deeper is refused before it is read. */
+const MAX_BODY_DEPTH = 64;
 const MAX_TITLE_CHARS = 300;
 const MAX_SNIPPET_CHARS = 1000;
 
@@ -93,11 +96,20 @@ export async function requestJson(request: JsonRequest): Promise<unknown> {
       throw statusError(backend, response, request.statusHint);
     }
     const text = await readBody(backend, response);
+    let body: unknown;
     try {
-      return JSON.parse(text) as unknown;
+      body = JSON.parse(text) as unknown;
     } catch {
       throw new SearchBackendError(backend, 'malformed', 'the response is not JSON');
     }
+    if (findTooDeep(body, MAX_BODY_DEPTH) !== undefined) {
+      throw new SearchBackendError(
+        backend,
+        'malformed',
+        `the response is nested more than ${MAX_BODY_DEPTH} levels deep`,
+      );
+    }
+    return body;
   } catch (error) {
     throw failed(error);
   }
