@@ -92,6 +92,7 @@ export async function requestJson(request: JsonRequest): Promise<unknown> {
       signal: combined,
     });
     if (!response.ok) {
+      // Only releases the socket of an answer already refused; its failure changes nothing.
       await response.body?.cancel().catch(() => undefined);
       throw statusError(backend, response, request.statusHint);
     }
@@ -136,6 +137,7 @@ function statusError(backend: BackendName, response: Response, hint: JsonRequest
 async function readBody(backend: BackendName, response: Response): Promise<string> {
   const tooLarge = () => new SearchBackendError(backend, 'malformed', `the response exceeds ${MAX_BODY_BYTES} bytes`);
   if (Number(response.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) {
+    // Releasing a refused answer's socket; the error thrown next is what matters.
     await response.body?.cancel().catch(() => undefined);
     throw tooLarge();
   }
@@ -148,6 +150,7 @@ async function readBody(backend: BackendName, response: Response): Promise<strin
     if (done) break;
     size += value.byteLength;
     if (size > MAX_BODY_BYTES) {
+      // As above: cleanup of a refused answer.
       await reader.cancel().catch(() => undefined);
       throw tooLarge();
     }
