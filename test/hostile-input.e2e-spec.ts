@@ -105,8 +105,9 @@ describe.each(ENGINES)('hostile input on %s', (engine) => {
     const res = await t.http
       .post('/v1/tool_calls')
       .set(bearer(t.adminKey))
-      .send({ name: 'strict', arguments: deepText(10_000) });
-    expectTooDeep(res, tooDeepPath('arguments', 128));
+      // `reply` takes anything, so only the depth check stands between this value and a recursive walk.
+      .send({ name: 'strict', arguments: `{"user":{"name":"ann"},"reply":${deepText(10_000)}}` });
+    expectTooDeep(res, tooDeepPath('arguments.reply', 127));
     await stillServing();
   });
 
