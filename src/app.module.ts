@@ -7,6 +7,7 @@ import { DataSource } from 'typeorm';
 import { AuthModule } from './auth/auth.module';
 import { Clock, SystemClock } from './common/clock';
 import { ErrorFilter } from './common/error.filter';
+import { jsonDepthLimit } from './common/json-depth.middleware';
 import { createValidationPipe } from './common/validation';
 import { AppConfig } from './config/app-config';
 import type { Config } from './config/config.schema';
@@ -64,7 +65,9 @@ export class AppModule implements NestModule {
 
   configure(consumer: MiddlewareConsumer): void {
     const limit = this.config.server.body_limit;
-    consumer.apply(json({ limit }), urlencoded({ limit, extended: true })).forRoutes('*');
+    consumer
+      .apply(json({ limit }), urlencoded({ limit, extended: true }), jsonDepthLimit(this.config.server.max_json_depth))
+      .forRoutes('*');
   }
 
   static forRoot({

@@ -2,12 +2,26 @@ import 'reflect-metadata';
 import type { Server } from 'node:http';
 import { createToolgate } from './app.factory';
 import { ConfigError, loadConfig } from './config/config.loader';
+import { BackgroundTasks } from './observability/background';
 import { Lifecycle } from './observability/lifecycle';
+
+/**
+ * A promise rejected with nobody listening would end the process under Node's default, taking every
+ * request in flight with it. It is a bug somewhere, so it is logged loudly (and counted once the app is
+ * up, as task "unhandled_rejection"), but the service keeps serving.
+ */
+let reportUnhandled = (reason: unknown): void => {
+  const detail = reason instanceof Error ? (reason.stack ?? reason.message) : String(reason);
+  process.stderr.write(`Unhandled promise rejection: ${detail}\n`);
+};
+process.on('unhandledRejection', (reason) => reportUnhandled(reason));
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const toolgate = await createToolgate(config);
   const { app } = toolgate;
+  const background = app.get(BackgroundTasks);
+  reportUnhandled = (reason) => background.failed('unhandled_rejection', reason);
   await app.listen(config.server.port, config.server.host);
   const server = app.getHttpServer() as Server;
   const address = server.address();

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, Repository } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { ChangeEvents } from '../database/change-events';
+import { BackgroundTasks } from '../observability/background';
 import { newId } from '../common/ids';
 import { ListPage } from '../common/list.dto';
 import { paginate } from '../common/paginate';
@@ -31,6 +32,7 @@ export class ApiKeysService {
   constructor(
     dataSource: DataSource,
     private readonly events: ChangeEvents,
+    private readonly background: BackgroundTasks,
   ) {
     this.keys = dataSource.getRepository(ApiKeyEntity);
     events.subscribe(KEYS_CHANGED, () => this.verified.clear());
@@ -149,8 +151,8 @@ export class ApiKeysService {
     const now = Date.now();
     if (entity.lastUsedAt && now - entity.lastUsedAt.getTime() < LAST_USED_RESOLUTION_MS) return;
     entity.lastUsedAt = new Date(now);
-    // Best effort: a failed bookkeeping write must not fail the request it describes.
-    void this.keys.update({ id: entity.id }, { lastUsedAt: new Date(now) }).catch(() => undefined);
+    // Not awaited: a failed bookkeeping write must not fail the request it describes.
+    this.background.run('api_key_last_used', () => this.keys.update({ id: entity.id }, { lastUsedAt: new Date(now) }));
   }
 }
 

@@ -3,7 +3,7 @@ import { ApiResponse } from '@nestjs/swagger';
 import { ErrorResponseDto } from './error-response.dto';
 
 const DESCRIPTIONS: Record<number, string> = {
-  400: 'Invalid request: the message names the problem and `param` the field.',
+  400: 'Invalid request: the message names the problem and `param` the field (`nesting_too_deep`: JSON nested too deep).',
   404: 'Not found (also answered for objects of another tenant).',
   409: 'Conflict with the current state.',
   413: 'The request body or file is too large.',

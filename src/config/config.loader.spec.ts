@@ -33,7 +33,13 @@ describe('loadConfig', () => {
 
   it('gives every default with nothing configured', () => {
     const config = load({});
-    expect(config.server).toEqual({ port: 8080, host: '0.0.0.0', body_limit: '1mb', shutdown_grace_period: 10_000 });
+    expect(config.server).toEqual({
+      port: 8080,
+      host: '0.0.0.0',
+      body_limit: '1mb',
+      shutdown_grace_period: 10_000,
+      max_json_depth: 64,
+    });
     expect(config.data_dir).toBe('./data');
     expect(config.database).toEqual({ pool_size: 10, migrations_run: true, statement_timeout: 30_000 });
     expect(config.auth.admin_tenant).toBe('default');

@@ -62,6 +62,8 @@ export const configSchema = z
           .pipe(z.string().regex(/^\d+(\.\d+)?\s*(b|kb|mb|gb|tb|pb)?$/i, 'expected a size such as "512kb" or "1mb"'))
           .default('1mb'),
         shutdown_grace_period: duration().default(10_000),
+        // Bodies, tool arguments and remote answers nested deeper are refused before anything walks them.
+        max_json_depth: integer().pipe(z.number().min(8).max(1000)).default(64),
       })
       .strict()
       .prefault({}),

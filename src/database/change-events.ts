@@ -37,6 +37,7 @@ export class ChangeEvents implements OnModuleInit, OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
+    // At shutdown a listener that fails to end cleanly has nothing left to clean up.
     await this.listener?.end().catch(() => undefined);
   }
 
@@ -66,13 +67,19 @@ export class ChangeEvents implements OnModuleInit, OnApplicationShutdown {
     const client = new Client({ connectionString: this.database.url, application_name: 'toolgate-listener' });
     client.on('notification', (message) => {
       if (message.channel !== CHANNEL || !message.payload) return;
-      const envelope = JSON.parse(message.payload) as Envelope;
-      if (envelope.origin !== this.origin) this.deliver(envelope.topic, envelope.data);
+      // Thrown from an event emitter this would end the process: anyone with database access can NOTIFY.
+      try {
+        const envelope = JSON.parse(message.payload) as Envelope;
+        if (envelope.origin !== this.origin) this.deliver(envelope.topic, envelope.data);
+      } catch (error) {
+        this.logger.warn(`Ignored a change notification: ${(error as Error).message}`);
+      }
     });
     const lost = (error?: Error) => {
       if (this.stopped || this.listener !== client) return;
       this.listener = undefined;
       this.logger.warn(`Lost the LISTEN connection${error ? `: ${error.message}` : ''}; reconnecting`);
+      // The connection is already broken; ending it only releases the socket and may fail.
       client.end().catch(() => undefined);
       setTimeout(() => this.reconnect(), RECONNECT_DELAY_MS).unref();
     };

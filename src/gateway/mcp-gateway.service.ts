@@ -13,6 +13,7 @@ import { version } from '../../package.json';
 import { ApiError } from '../common/api-error';
 import { randomToken } from '../common/ids';
 import { ChangeEvents } from '../database/change-events';
+import { BackgroundTasks } from '../observability/background';
 import type { Identity } from '../tenancy/request-context';
 import { CATALOG_CHANGED } from '../tools/catalog/catalog-state';
 import { asMcpTool } from '../tools/invocation/tool-definitions.controller';
@@ -50,10 +51,11 @@ export class McpGatewayService implements OnApplicationShutdown {
   constructor(
     private readonly dispatcher: ToolDispatcher,
     private readonly dataSource: DataSource,
+    private readonly background: BackgroundTasks,
     events: ChangeEvents,
   ) {
-    events.subscribe(CATALOG_CHANGED, () => void this.announceChanges());
-    this.sweeper = setInterval(() => void this.closeIdle(), 60_000).unref();
+    events.subscribe(CATALOG_CHANGED, () => background.run('mcp_gateway_announce', () => this.announceChanges()));
+    this.sweeper = setInterval(() => background.run('mcp_gateway_sweep', () => this.closeIdle()), 60_000).unref();
   }
 
   /** A new session, created by an initialize request. */
@@ -88,12 +90,14 @@ export class McpGatewayService implements OnApplicationShutdown {
     const session = this.sessions.get(id);
     this.sessions.delete(id);
     await this.dataSource.query(`DELETE FROM mcp_gateway_sessions WHERE id = $1`, [id]);
+    // Closing a transport whose client is already gone may fail; the session is forgotten either way.
     await session?.transport.close().catch(() => undefined);
   }
 
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.sweeper);
-    // Sessions stay in the database: clients reconnect to another replica and carry on.
+    // Sessions stay in the database: clients reconnect to another replica and carry on. A transport that
+    // fails to close at shutdown has nothing left to clean up.
     await Promise.all([...this.sessions.values()].map((session) => session.transport.close().catch(() => undefined)));
     this.sessions.clear();
   }
@@ -117,7 +121,7 @@ export class McpGatewayService implements OnApplicationShutdown {
     const server = new Server({ name: 'toolgate', version }, { capabilities: { tools: { listChanged: true } } });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator,
-      onsessionclosed: () => void this.close(id),
+      onsessionclosed: () => this.background.run('mcp_session_close', () => this.close(id)),
     });
     const session: GatewaySession = { id, server, transport, identity, listed: '', lastSeen: Date.now() };
     server.setRequestHandler(ListToolsRequestSchema, async (request) =>
@@ -140,6 +144,7 @@ export class McpGatewayService implements OnApplicationShutdown {
                     const progress = typeof event.progress === 'number' ? event.progress : step;
                     const total = typeof event.total === 'number' ? event.total : undefined;
                     const message = typeof event.message === 'string' ? event.message : undefined;
+                    // Progress is advisory: a client that went away mid-call simply misses it.
                     void extra
                       .sendNotification({
                         method: 'notifications/progress',
@@ -195,9 +200,9 @@ export class McpGatewayService implements OnApplicationShutdown {
     session.identity = identity;
     const now = Date.now();
     if (now - session.lastSeen > LAST_SEEN_RESOLUTION_MS) {
-      void this.dataSource
-        .query(`UPDATE mcp_gateway_sessions SET last_seen_at = now() WHERE id = $1`, [session.id])
-        .catch(() => undefined);
+      this.background.run('mcp_session_touch', () =>
+        this.dataSource.query(`UPDATE mcp_gateway_sessions SET last_seen_at = now() WHERE id = $1`, [session.id]),
+      );
     }
     session.lastSeen = now;
     return session;
@@ -205,9 +210,10 @@ export class McpGatewayService implements OnApplicationShutdown {
 
   private async closeIdle(): Promise<void> {
     const cutoff = Date.now() - IDLE_TIMEOUT_MS;
-    for (const session of [...this.sessions.values()]) if (session.lastSeen < cutoff) await this.close(session.id);
-    await this.dataSource
-      .query(`DELETE FROM mcp_gateway_sessions WHERE last_seen_at < now() - interval '1 day'`)
-      .catch(() => undefined);
+    for (const session of [...this.sessions.values()]) {
+      // One session that fails to close must not keep the sweep from the others.
+      if (session.lastSeen < cutoff) await this.background.settle('mcp_session_close', this.close(session.id));
+    }
+    await this.dataSource.query(`DELETE FROM mcp_gateway_sessions WHERE last_seen_at < now() - interval '1 day'`);
   }
 }

@@ -1,4 +1,5 @@
 import { Global, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { BackgroundTasks } from './background';
 import { HealthController } from './health.controller';
 import { HttpMetrics, HttpMetricsMiddleware } from './http-metrics';
 import { Lifecycle } from './lifecycle';
@@ -8,8 +9,8 @@ import { MetricsRegistry } from './metrics.registry';
 @Global()
 @Module({
   controllers: [HealthController, MetricsController],
-  providers: [MetricsRegistry, HttpMetrics, Lifecycle],
-  exports: [MetricsRegistry, Lifecycle],
+  providers: [MetricsRegistry, HttpMetrics, Lifecycle, BackgroundTasks],
+  exports: [MetricsRegistry, Lifecycle, BackgroundTasks],
 })
 export class ObservabilityModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {

@@ -1,6 +1,8 @@
 import { BeforeApplicationShutdown, Injectable, Logger, Optional } from '@nestjs/common';
 import { ApiError } from '../../common/api-error';
 import { newId } from '../../common/ids';
+import { findTooDeep } from '../../common/json-depth';
+import { tooDeep } from '../../common/json-depth.middleware';
 import { formatViolations, JsonSchemaValidator } from '../../common/json-schema';
 import { AppConfig } from '../../config/app-config';
 import type { Identity } from '../../tenancy/request-context';
@@ -133,6 +135,10 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
           'invalid_arguments',
         );
       }
+      // A string escapes the body's depth check; the parsed value must pass it before validation walks it.
+      const maxDepth = this.config.server.max_json_depth;
+      const tooDeepAt = findTooDeep(args, maxDepth, 'arguments');
+      if (tooDeepAt !== undefined) throw tooDeep(tooDeepAt, maxDepth);
     }
     const violations = this.schemas.validate(tool.definition.parameters, args);
     if (violations.length > 0) {
@@ -237,6 +243,15 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
   }
 
   private judgeResult(tool: ResolvedTool, result: ToolResult): Pick<ToolCallObject, 'status' | 'output' | 'error'> {
+    // Results often come from remote servers: one nested too deep to walk fails this call, not the process.
+    const maxDepth = this.config.server.max_json_depth;
+    const tooDeepAt = findTooDeep(result.output, maxDepth, 'output');
+    if (tooDeepAt !== undefined) {
+      return failure(
+        'result_too_deep',
+        `Tool '${tool.name}' returned a result nested more than ${maxDepth} levels deep (at '${tooDeepAt}')`,
+      );
+    }
     if (result.isError) {
       return {
         status: 'failed',

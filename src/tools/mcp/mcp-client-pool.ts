@@ -57,6 +57,7 @@ export class McpClientPool implements OnApplicationShutdown {
     const key = poolKey(source, credential);
     const pooled = this.pool.get(key);
     this.pool.delete(key);
+    // Dropping a connection that may never have connected (its promise rejected) or already died.
     await pooled?.connection.then((c) => c.close()).catch(() => undefined);
   }
 
@@ -67,6 +68,7 @@ export class McpClientPool implements OnApplicationShutdown {
       keys.map(async (key) => {
         const pooled = this.pool.get(key);
         this.pool.delete(key);
+        // As in discard(): the connection may have failed already; it is out of the pool either way.
         await pooled?.connection.then((c) => c.close()).catch(() => undefined);
       }),
     );
@@ -93,6 +95,7 @@ export class McpClientPool implements OnApplicationShutdown {
     clearInterval(this.sweeper);
     const all = [...this.pool.values()];
     this.pool.clear();
+    // Shutdown: a connection that fails to close (or never connected) has nothing left to clean up.
     await Promise.all(all.map((pooled) => pooled.connection.then((c) => c.close()).catch(() => undefined)));
   }
 
@@ -116,6 +119,7 @@ export class McpClientPool implements OnApplicationShutdown {
     for (const [key, pooled] of this.pool) {
       if (pooled.lastUsed >= cutoff) continue;
       this.pool.delete(key);
+      // An idle connection out of the pool: closing it is cleanup, and a failed close leaves nothing behind.
       void pooled.connection.then((c) => c.close()).catch(() => undefined);
     }
   }

@@ -59,6 +59,7 @@ async function connect(
       `no answer within ${options.timeoutMs} ms`,
     );
   } catch (error) {
+    // Cleanup after a failed connect: the connect error is what the caller needs.
     void client.close().catch(() => undefined);
     throw new Error(`cannot connect to MCP source '${source.name}' over ${kind}: ${(error as Error).message}`, {
       cause: error,

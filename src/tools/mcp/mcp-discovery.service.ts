@@ -7,6 +7,7 @@ import { withTimeout } from '../../common/timeout';
 import { newId } from '../../common/ids';
 import { AppConfig } from '../../config/app-config';
 import { AdvisoryLock } from '../../database/advisory-locks';
+import { BackgroundTasks } from '../../observability/background';
 import { MetricsRegistry } from '../../observability/metrics.registry';
 import { CatalogState } from '../catalog/catalog-state';
 import { canonical, contentHash, ReviewedContent } from '../catalog/content-hash';
@@ -70,6 +71,7 @@ export class McpDiscoveryService {
     private readonly health: McpHealth,
     private readonly config: AppConfig,
     private readonly clock: Clock,
+    private readonly background: BackgroundTasks,
     metrics: MetricsRegistry,
   ) {
     this.schemaChanges = metrics.counter({
@@ -101,7 +103,7 @@ export class McpDiscoveryService {
     await this.recordSource(source, 'ok', null, tools.length);
     this.health.recordDiscovery(source.name, true);
     await this.state.changed();
-    for (const change of changes) void this.notify(source, change);
+    for (const change of changes) this.background.run('mcp_schema_change_webhook', () => this.notify(source, change));
     return result;
   }
 
@@ -308,17 +310,14 @@ export class McpDiscoveryService {
       security_status: tool.securityStatus,
       ...change,
     };
-    try {
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(10_000),
-      });
-      if (!response.ok) this.logger.warn(`Schema-change webhook answered ${response.status}`);
-    } catch (error) {
-      this.logger.warn(`Schema-change webhook failed: ${(error as Error).message}`);
-    }
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(10_000),
+    });
+    await response.body?.cancel();
+    if (!response.ok) throw new Error(`the schema-change webhook answered HTTP ${response.status}`);
   }
 }
 

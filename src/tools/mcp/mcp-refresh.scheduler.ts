@@ -1,7 +1,8 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
 import { AdvisoryLock } from '../../database/advisory-locks';
+import { BackgroundTasks } from '../../observability/background';
 import { McpClientPool } from './mcp-client-pool';
 import { McpDiscoveryService } from './mcp-discovery.service';
 import { McpSourcesService } from './mcp-sources.service';
@@ -13,7 +14,6 @@ import { McpSourcesService } from './mcp-sources.service';
  */
 @Injectable()
 export class McpRefreshScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger('McpRefresh');
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
 
@@ -23,14 +23,11 @@ export class McpRefreshScheduler implements OnApplicationBootstrap, OnApplicatio
     private readonly discovery: McpDiscoveryService,
     private readonly config: AppConfig,
     pool: McpClientPool,
+    private readonly background: BackgroundTasks,
   ) {
-    pool.onToolListChanged((source) => {
-      void this.discovery
-        .discover(source)
-        .catch((error: Error) =>
-          this.logger.warn(`Refresh of '${source.name}' after list_changed failed: ${error.message}`),
-        );
-    });
+    pool.onToolListChanged((source) =>
+      background.run('mcp_refresh_list_changed', () => this.discovery.discover(source)),
+    );
   }
 
   onApplicationBootstrap(): void {
@@ -47,7 +44,7 @@ export class McpRefreshScheduler implements OnApplicationBootstrap, OnApplicatio
   /** One pass over the due sources; skipped while the previous pass runs or another replica holds the lock. */
   tick(): Promise<void> {
     this.running ??= this.refreshDue()
-      .catch((error: Error) => this.logger.error({ err: error }, 'MCP refresh failed'))
+      .catch((error: unknown) => this.background.failed('mcp_refresh', error))
       .finally(() => (this.running = undefined));
     return this.running;
   }

@@ -1,3 +1,4 @@
+import { findTooDeep } from '../../../common/json-depth';
 import type { BackendName } from './search-backends';
 import type { SafeSearch } from './web-search.config';
 
@@ -45,6 +46,8 @@ export class SearchBackendError extends Error {
 
 /** Larger answers are refused rather than buffered: a page of results is a few tens of kilobytes. */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** A page of results is a handful of levels deep; anything far deeper is refused before it is read. */
+const MAX_BODY_DEPTH = 64;
 const MAX_TITLE_CHARS = 300;
 const MAX_SNIPPET_CHARS = 1000;
 
@@ -89,15 +92,25 @@ export async function requestJson(request: JsonRequest): Promise<unknown> {
       signal: combined,
     });
     if (!response.ok) {
+      // Only releases the socket of an answer already refused; its failure changes nothing.
       await response.body?.cancel().catch(() => undefined);
       throw statusError(backend, response, request.statusHint);
     }
     const text = await readBody(backend, response);
+    let body: unknown;
     try {
-      return JSON.parse(text) as unknown;
+      body = JSON.parse(text) as unknown;
     } catch {
       throw new SearchBackendError(backend, 'malformed', 'the response is not JSON');
     }
+    if (findTooDeep(body, MAX_BODY_DEPTH) !== undefined) {
+      throw new SearchBackendError(
+        backend,
+        'malformed',
+        `the response is nested more than ${MAX_BODY_DEPTH} levels deep`,
+      );
+    }
+    return body;
   } catch (error) {
     throw failed(error);
   }
@@ -124,6 +137,7 @@ function statusError(backend: BackendName, response: Response, hint: JsonRequest
 async function readBody(backend: BackendName, response: Response): Promise<string> {
   const tooLarge = () => new SearchBackendError(backend, 'malformed', `the response exceeds ${MAX_BODY_BYTES} bytes`);
   if (Number(response.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) {
+    // Releasing a refused answer's socket; the error thrown next is what matters.
     await response.body?.cancel().catch(() => undefined);
     throw tooLarge();
   }
@@ -136,6 +150,7 @@ async function readBody(backend: BackendName, response: Response): Promise<strin
     if (done) break;
     size += value.byteLength;
     if (size > MAX_BODY_BYTES) {
+      // As above: cleanup of a refused answer.
       await reader.cancel().catch(() => undefined);
       throw tooLarge();
     }

@@ -21,12 +21,14 @@ export const DEFAULT_SECRET_KEYS = [
 
 export const REDACTED = '[REDACTED]';
 
-/** Values that are credentials whatever key they sit under. */
+/**
+ * Values that are credentials whatever key they sit under. Each pattern must stay linear on hostile text:
+ * a lookbehind pins where a run may start, so two attempts never rescan the same characters.
+ */
 const CREDENTIAL_PATTERNS: RegExp[] = [
   /\bBearer\s+[A-Za-z0-9\-._~+/]{8,}=*/gi,
   /\bBasic\s+[A-Za-z0-9+/]{8,}=*/g,
-  /\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g,
-  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g,
+  /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g,
   /\b(AKIA|ASIA)[0-9A-Z]{16}\b/g,
   /\bgh[pousr]_[A-Za-z0-9]{30,}\b/g,
   /\bgithub_pat_[A-Za-z0-9_]{40,}\b/g,
@@ -36,42 +38,122 @@ const CREDENTIAL_PATTERNS: RegExp[] = [
   /\bAIza[0-9A-Za-z_-]{35}\b/g,
   /\bglpat-[A-Za-z0-9_-]{20,}\b/g,
   /\btg_[A-Za-z0-9_-]{20,}\b/g,
-  /\b[a-z][a-z0-9+.-]*:\/\/[^:/\s@]+:[^@/\s]+@/gi,
+  /(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*:\/\/[^:/\s@]+:[^@/\s]+@/gi,
 ];
+
+const PRIVATE_KEY_BEGIN = /-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----/g;
+const PRIVATE_KEY_END = /-----END [A-Z ]{0,40}PRIVATE KEY-----/g;
+
+/** One container still to copy: its source, and where in the copy its redacted form goes. */
+interface Pending {
+  source: unknown;
+  target: Record<string, unknown> | unknown[];
+  key: string | number;
+}
 
 /**
  * Replaces secrets before anything is stored: values under secret-like keys (matched as whole words of
- * the key, so `api_key` and `x-api-key` match but `monkey` does not) and credential-shaped text anywhere.
+ * the key, so `api_key` and `x-api-key` match but `monkey` does not) at any depth, credential-shaped text
+ * anywhere, and `password=...` / `secret: ...` assignments inside free text.
  */
 export class Redactor {
   private readonly keyPattern: RegExp;
+  private readonly assignmentPattern: RegExp;
 
   constructor(secretKeys: string[] = DEFAULT_SECRET_KEYS) {
     const words = secretKeys.map((key) => key.toLowerCase().replace(/[^a-z0-9]/g, '[^a-z0-9]?'));
     this.keyPattern = new RegExp(`(^|[^a-z0-9])(${words.join('|')})($|[^a-z0-9])`, 'i');
+    // The key word, an optional closing quote, `=` or `:` with bounded spacing, then the value up to a
+    // delimiter. Nothing after the value can fail, so a match never backtracks over it.
+    this.assignmentPattern = new RegExp(`(${words.join('|')})(["']?[ \\t]{0,8}[:=][ \\t]{0,8}["']?)[^\\s"'&;,]+`, 'gi');
   }
 
-  redact(value: unknown, depth = 0): unknown {
-    if (typeof value === 'string') return this.redactText(value);
-    if (Array.isArray(value)) return value.map((item) => this.redact(item, depth + 1));
-    if (value && typeof value === 'object' && depth < 64) {
-      return Object.fromEntries(
-        Object.entries(value as Record<string, unknown>).map(([key, inner]) => [
-          key,
-          this.isSecretKey(key) && inner !== null && inner !== undefined && inner !== ''
-            ? REDACTED
-            : this.redact(inner, depth + 1),
-        ]),
-      );
+  /** A redacted copy of `value`. Iterative, so no depth of nesting can overflow the stack. */
+  redact(value: unknown): unknown {
+    const root: unknown[] = [undefined];
+    const copies = new Map<object, unknown>();
+    const stack: Pending[] = [{ source: value, target: root, key: 0 }];
+    while (stack.length > 0) {
+      const { source, target, key } = stack.pop() as Pending;
+      const copy = this.shallowCopy(source, copies, stack);
+      if (typeof key === 'number') (target as unknown[])[key] = copy;
+      else setOwn(target as Record<string, unknown>, key, copy);
     }
-    return value;
+    return root[0];
   }
 
   redactText(text: string): string {
-    return CREDENTIAL_PATTERNS.reduce((result, pattern) => result.replace(pattern, REDACTED), text);
+    const withoutKeys = redactPrivateKeys(text);
+    const withoutCredentials = CREDENTIAL_PATTERNS.reduce(
+      (result, pattern) => result.replace(pattern, REDACTED),
+      withoutKeys,
+    );
+    return withoutCredentials.replace(this.assignmentPattern, `$1$2${REDACTED}`);
+  }
+
+  /** Copies one level of `source`, queueing its containers; a container met twice is copied once. */
+  private shallowCopy(source: unknown, copies: Map<object, unknown>, stack: Pending[]): unknown {
+    if (typeof source === 'string') return this.redactText(source);
+    if (source === null || typeof source !== 'object') return source;
+    const known = copies.get(source);
+    if (known !== undefined) return known;
+    const plain = toPlain(source);
+    if (plain !== source) return this.shallowCopy(plain, copies, stack);
+    if (Array.isArray(source)) {
+      const copy: unknown[] = new Array<unknown>(source.length);
+      copies.set(source, copy);
+      source.forEach((inner, index) => stack.push({ source: inner, target: copy, key: index }));
+      return copy;
+    }
+    const copy: Record<string, unknown> = {};
+    copies.set(source, copy);
+    for (const [key, inner] of Object.entries(source as Record<string, unknown>)) {
+      if (this.isSecretKey(key) && inner !== null && inner !== undefined && inner !== '') {
+        setOwn(copy, key, REDACTED);
+      } else {
+        // Claims the key's place now, so the copy keeps the source's key order.
+        setOwn(copy, key, null);
+        stack.push({ source: inner, target: copy, key });
+      }
+    }
+    return copy;
   }
 
   private isSecretKey(key: string): boolean {
     return this.keyPattern.test(key.replace(/([a-z])([A-Z])/g, '$1_$2'));
   }
+}
+
+/** Dates and other values with toJSON are stored as what they serialize to. */
+function toPlain(value: object): unknown {
+  const toJSON = (value as { toJSON?: unknown }).toJSON;
+  return typeof toJSON === 'function' ? (toJSON as () => unknown).call(value) : value;
+}
+
+/** `__proto__` from parsed JSON is an ordinary key; plain assignment would set the prototype instead. */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__')
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
+/**
+ * PEM private keys, BEGIN through END. A scan instead of a lazy regex: once no END follows, no later
+ * BEGIN can have one either, so each character is looked at a bounded number of times.
+ */
+function redactPrivateKeys(text: string): string {
+  if (!text.includes('PRIVATE KEY-----')) return text;
+  const begin = new RegExp(PRIVATE_KEY_BEGIN.source, 'g');
+  const end = new RegExp(PRIVATE_KEY_END.source, 'g');
+  let result = '';
+  let copied = 0;
+  for (let start = begin.exec(text); start; start = begin.exec(text)) {
+    end.lastIndex = begin.lastIndex;
+    const finish = end.exec(text);
+    if (!finish) break;
+    result += text.slice(copied, start.index) + REDACTED;
+    copied = end.lastIndex;
+    begin.lastIndex = copied;
+  }
+  return result + text.slice(copied);
 }

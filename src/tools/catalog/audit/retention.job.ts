@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { Clock } from '../../../common/clock';
 import { AppConfig } from '../../../config/app-config';
 import { AdvisoryLock } from '../../../database/advisory-locks';
+import { BackgroundTasks } from '../../../observability/background';
 import { DEFAULT_AUDIT_RETENTION } from '../../../tenancy/tenant-settings.service';
 import { RateLimiter } from '../rate-limits/rate-limiter';
 
@@ -31,12 +32,14 @@ export class RetentionJob implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly config: AppConfig,
     private readonly clock: Clock,
     private readonly limiter: RateLimiter,
+    private readonly background: BackgroundTasks,
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      this.runOnce().catch((error: Error) => this.logger.error({ err: error }, 'Audit retention failed'));
-    }, this.config.audit.retention_interval);
+    this.timer = setInterval(
+      () => this.background.run('audit_retention', () => this.runOnce()),
+      this.config.audit.retention_interval,
+    );
     this.timer.unref();
   }
 

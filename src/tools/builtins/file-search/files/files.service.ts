@@ -100,6 +100,7 @@ export class FilesService {
       file.bytes = bytes;
       return file;
     } catch (error) {
+      // Cleanup after the upload failed: the caller gets that error; a row left behind is swept as stale.
       await this.remove(file.id).catch(() => undefined);
       throw error;
     }

@@ -1,6 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { BackgroundTasks } from '../../../../observability/background';
 import { FileEntity } from '../files/file.entity';
 import { FilesService } from '../files/files.service';
 import { FileSearchSettings } from '../file-search.config';
@@ -56,12 +57,18 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
     private readonly index: VectorIndex,
     private readonly queue: IngestionQueue,
     private readonly metrics: FileSearchMetrics,
+    private readonly background: BackgroundTasks,
   ) {}
 
   onApplicationBootstrap(): void {
     this.unsubscribe = this.queue.onWake(() => this.wakeAll());
-    for (let slot = 0; slot < this.settings.workers; slot++) this.loops.push(this.loop());
-    this.sweepTimer = setInterval(() => void this.sweep(), SWEEP_INTERVAL_MS);
+    for (let slot = 0; slot < this.settings.workers; slot++) {
+      this.loops.push(this.background.settle('file_search_worker', this.loop()).then(() => undefined));
+    }
+    this.sweepTimer = setInterval(
+      () => this.background.run('file_search_upload_sweep', () => this.files.sweep()),
+      SWEEP_INTERVAL_MS,
+    );
     this.sweepTimer.unref();
   }
 
@@ -134,7 +141,10 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
     const abort = new AbortController();
     const stop = () => abort.abort(new LeaseLost('shutdown'));
     this.stopping.signal.addEventListener('abort', stop, { once: true });
-    const renew = setInterval(() => void this.renew(job, abort), Math.max(200, this.settings.jobLeaseMs / 3));
+    const renew = setInterval(
+      () => this.background.run('file_search_lease_renewal', () => this.renew(job, abort)),
+      Math.max(200, this.settings.jobLeaseMs / 3),
+    );
     try {
       if (job.attempts > this.settings.maxAttempts) {
         await this.fail(
@@ -159,16 +169,12 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
 
   /** Extends the lease; when the row is no longer ours (cancelled, deleted, re-added) the job stops. */
   private async renew(job: Job & { token: string }, abort: AbortController): Promise<void> {
-    try {
-      const [, affected] = (await this.dataSource.query(
-        `UPDATE file_search_vector_store_files SET lease_expires_at = now() + $2 * interval '1 millisecond'
-         WHERE vector_store_id = $3 AND file_id = $4 AND lease_owner = $1 AND status = 'in_progress'`,
-        [job.token, this.settings.jobLeaseMs, job.vector_store_id, job.file_id],
-      )) as [unknown, number];
-      if (affected === 0) abort.abort(new LeaseLost('lease lost'));
-    } catch (error) {
-      this.logger.warn(`Renewing the lease of ${job.file_id} failed: ${String(error)}`);
-    }
+    const [, affected] = (await this.dataSource.query(
+      `UPDATE file_search_vector_store_files SET lease_expires_at = now() + $2 * interval '1 millisecond'
+       WHERE vector_store_id = $3 AND file_id = $4 AND lease_owner = $1 AND status = 'in_progress'`,
+      [job.token, this.settings.jobLeaseMs, job.vector_store_id, job.file_id],
+    )) as [unknown, number];
+    if (affected === 0) abort.abort(new LeaseLost('lease lost'));
   }
 
   private async ingest(
@@ -281,14 +287,15 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
    * re-added, the new owner rewrites every chunk itself; on shutdown the lease is released afterwards.
    */
   private async abandon(job: Job): Promise<void> {
-    await this.dataSource
-      .query(
+    await this.background.settle(
+      'file_search_abandon',
+      this.dataSource.query(
         `DELETE FROM file_search_chunks c USING file_search_vector_store_files f
          WHERE c.vector_store_id = $1 AND c.file_id = $2
            AND f.vector_store_id = c.vector_store_id AND f.file_id = c.file_id AND f.status = 'cancelled'`,
         [job.vector_store_id, job.file_id],
-      )
-      .catch((error: unknown) => this.logger.warn(`Cleaning up ${job.file_id} failed: ${String(error)}`));
+      ),
+    );
   }
 
   /** A passing failure (embedding service, database): the job waits a while and is claimed again. */
@@ -299,20 +306,14 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
       return this.fail(job, new IngestionError('server_error', `Indexing failed: ${message}`));
     }
     const delay = Math.min(MAX_RETRY_DELAY_MS, 1000 * 2 ** job.attempts);
-    await this.dataSource
-      .query(
+    // If this write fails the lease simply runs out and the job is claimed again, only later.
+    await this.background.settle(
+      'file_search_retry_later',
+      this.dataSource.query(
         `UPDATE file_search_vector_store_files SET lease_owner = NULL, lease_expires_at = now() + $2 * interval '1 millisecond'
          WHERE vector_store_id = $3 AND file_id = $4 AND lease_owner = $1 AND status = 'in_progress'`,
         [job.token, delay, job.vector_store_id, job.file_id],
-      )
-      .catch(() => undefined);
-  }
-
-  private async sweep(): Promise<void> {
-    try {
-      await this.files.sweep();
-    } catch (error) {
-      this.logger.warn(`Sweeping stale uploads failed: ${String(error)}`);
-    }
+      ),
+    );
   }
 }

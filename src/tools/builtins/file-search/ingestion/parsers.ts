@@ -58,6 +58,7 @@ const pdf: Parser = async (bytes) => {
   } catch (error) {
     throw new IngestionError('invalid_file', `The PDF file cannot be read: ${(error as Error).message}`);
   } finally {
+    // Freeing the parser's memory; the text (or the error above) is the result either way.
     await parser.destroy().catch(() => undefined);
   }
 };

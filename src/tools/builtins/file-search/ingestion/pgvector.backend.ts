@@ -116,6 +116,7 @@ export class PgvectorBackend implements VectorStoreBackend {
       await runner.commitTransaction();
       return result;
     } catch (error) {
+      // Rolling back after an error: if the connection is gone the transaction is gone with it.
       if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
       throw error;
     } finally {
