@@ -50,6 +50,8 @@ const MAX_BODY_BYTES = 4 * 1024 * 1024;
 const MAX_BODY_DEPTH = 64;
 const MAX_TITLE_CHARS = 300;
 const MAX_SNIPPET_CHARS = 1000;
+/** How much raw text per kept character a snippet may spend on markup and entities. */
+const MARKUP_ALLOWANCE = 8;
 
 export interface JsonRequest {
   backend: BackendName;
@@ -221,8 +223,11 @@ const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"'
 /** Services mark matches with HTML (Brave: `<strong>`); agents get plain text. */
 function cleanText(value: unknown, limit: number): string {
   if (typeof value !== 'string') return '';
+  // Only a bounded prefix can survive the final cut, so a huge snippet costs no more than a long one. The tag
+  // pattern stops at the next `<` as well as `>`: `<[^>]*>` rescans to the end from every unclosed `<` (quadratic).
   const text = value
-    .replace(/<[^>]*>/g, '')
+    .slice(0, limit * MARKUP_ALLOWANCE)
+    .replace(/<[^<>]*>/g, '')
     .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (match, name: string) => {
       if (name[0] === '#') {
         const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : Number(name.slice(1));
