@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { HttpStatus, Injectable } from '@nestjs/common';
 import { DataSource, Repository } from 'typeorm';
 import { ApiError } from '../../common/api-error';
 import { newId } from '../../common/ids';
@@ -34,11 +34,14 @@ export class ToolsService {
   }
 
   async create(caller: Identity, input: CreateToolDto): Promise<ToolDto> {
+    if (caller.role !== 'admin') {
+      const refused = governanceFieldsIn(input)[0];
+      if (refused) throw adminRequired(`Only admins may set ${refused}`, refused);
+      if (input.security_status && input.security_status !== 'unreviewed')
+        throw adminRequired('Only admins may set security_status; new tools start unreviewed', 'security_status');
+    }
     const source = checkedSource(input.source);
     this.checkSchema(input.schema);
-    if (input.security_status && input.security_status !== 'unreviewed' && caller.role !== 'admin') {
-      throw ApiError.forbidden('Only admins may set security_status; new tools start unreviewed', 'admin_required');
-    }
     const now = new Date();
     const entity = this.tools.create({
       id: newId('tool_'),
@@ -232,8 +235,8 @@ export class ToolsService {
         );
     }
     if (caller.role !== 'admin') {
-      const refused = given.find((key) => (ADMIN_ONLY as readonly string[]).includes(key));
-      if (refused) throw ApiError.forbidden(`Only admins may change ${refused}`, 'admin_required');
+      const refused = governanceFieldsIn(input)[0];
+      if (refused) throw adminRequired(`Only admins may change ${refused}`, refused);
       if (tool.ownerTenantId !== caller.tenantId)
         throw ApiError.forbidden('Only admins or the registering tenant may change this tool', 'admin_required');
     }
@@ -259,6 +262,15 @@ export class ToolsService {
   private async otherNames(except?: string): Promise<string[]> {
     return [...(await this.state.get()).toolsByName.keys()].filter((name) => name !== except);
   }
+}
+
+/** The governance fields a request sets: on create as on update, only admins may set them. */
+function governanceFieldsIn(input: CreateToolDto | UpdateToolDto): string[] {
+  return ADMIN_ONLY.filter((field) => input[field] !== undefined);
+}
+
+function adminRequired(message: string, field: string): ApiError {
+  return new ApiError(HttpStatus.FORBIDDEN, 'permission_error', message, 'admin_required', field);
 }
 
 /** Each source type has the fields it needs; built-in entries come only from providers. */
