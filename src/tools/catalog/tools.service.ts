@@ -1,12 +1,12 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
 import { DataSource, Repository } from 'typeorm';
 import { ApiError } from '../../common/api-error';
-import { newId } from '../../common/ids';
 import { formatViolations, JsonSchemaValidator } from '../../common/json-schema';
 import { ListPage } from '../../common/list.dto';
 import { paginate } from '../../common/paginate';
 import type { Identity } from '../../tenancy/request-context';
 import type { ToolSource } from './catalog.types';
+import { newCatalogEntry } from './catalog-entry';
 import { CatalogState } from './catalog-state';
 import { contentHash } from './content-hash';
 import { effectiveEntries } from './effective-tools';
@@ -42,29 +42,18 @@ export class ToolsService {
     }
     const source = checkedSource(input.source);
     this.checkSchema(input.schema);
-    const now = new Date();
-    const entity = this.tools.create({
-      id: newId('tool_'),
+    const entity = newCatalogEntry({
       name: input.name,
       description: input.description,
       source,
       schema: input.schema,
-      outputSchema: null,
-      annotations: null,
-      permissions: input.permissions ?? [],
-      securityStatus: 'unreviewed',
-      tags: input.tags ?? [],
-      tenantAccess: input.tenant_access ?? { mode: 'all' },
-      auditLevel: input.audit_level ?? 'basic',
-      rateLimit: input.rate_limit ?? null,
+      permissions: input.permissions,
+      tags: input.tags,
+      tenantAccess: input.tenant_access,
+      auditLevel: input.audit_level,
+      rateLimit: input.rate_limit,
       ownerTenantId: caller.tenantId,
-      stale: false,
-      reviewedHash: null,
-      pendingChange: null,
-      reviewedBy: null,
-      reviewedAt: null,
-      createdAt: now,
-      updatedAt: now,
+      now: new Date(),
     });
     this.reviews.assess(entity, await this.otherNames(entity.name));
     const requested = input.security_status ?? 'unreviewed';
@@ -298,5 +287,5 @@ function checkedSource(source: CreateToolDto['source']): ToolSource {
     case 'function':
       break;
   }
-  return Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined)) as unknown as ToolSource;
+  return source as ToolSource;
 }
