@@ -527,6 +527,18 @@ describe('MCP sources: per-tenant credentials from the first discovery', () => {
     expect(refused.body.error.message).toContain("credential 'crm_token' of tenant 'globex'");
     expect(server.authorizations).toEqual(['Bearer acme-crm-token']);
   });
+
+  it("applies a source's changed credential_key to its tools at once, before any refresh", async () => {
+    const globex = await memberKey(t, 'globex');
+    await t.http
+      .put('/v1/tools/sources/mcp/crm')
+      .set(bearer(t.adminKey))
+      .send({ auth: { type: 'bearer', secret_ref: 'crm-shared-token' } })
+      .expect(200);
+    server.authorizations.length = 0;
+    expect((await call(globex)).body).toEqual(expect.objectContaining({ status: 'completed', error: null }));
+    expect(server.authorizations).toEqual(['Bearer shared-source-token']);
+  });
 });
 
 describe('MCP sources: a dead and a hanging server do not stall the others', () => {
