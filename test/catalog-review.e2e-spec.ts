@@ -1,5 +1,6 @@
 import { bearer, Replicas, startApp, startReplicas, TestApp } from './support/app';
 import { approvedTool, memberKey, review, toolBody } from './support/catalog';
+import { expectError } from './support/errors';
 import { TEST_PROVIDERS } from './support/test-providers';
 import { waitFor } from './support/wait';
 
@@ -14,7 +15,7 @@ describe('catalog: registration, review workflow and pinning', () => {
       config: { builtins: { testkit: { enabled: true }, file_search: { enabled: false } } },
     });
     acme = await memberKey(t, 'acme');
-  });
+  }, 120_000);
   afterAll(() => t?.close());
 
   it('registers a tool unreviewed, with every seed field', async () => {
@@ -31,7 +32,6 @@ describe('catalog: registration, review workflow and pinning', () => {
         audit_level: 'full',
         rate_limit: { per_minute: 30, per_hour: 500 },
       }),
-      acme,
     ).expect(201);
     expect(res.body).toEqual(
       expect.objectContaining({
@@ -51,7 +51,7 @@ describe('catalog: registration, review workflow and pinning', () => {
         tenant_access: { mode: 'all' },
         audit_level: 'full',
         rate_limit: { per_minute: 30, per_hour: 500 },
-        owner_tenant_id: 'acme',
+        owner_tenant_id: 'default',
         stale: false,
         reviewed_by: null,
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
@@ -81,6 +81,19 @@ describe('catalog: registration, review workflow and pinning', () => {
     expect(res.body.error.code).toBe('admin_required');
     const admin = await create(toolBody('admin-approves', { security_status: 'approved' })).expect(201);
     expect(admin.body.security_status).toBe('approved');
+  });
+
+  it.each([
+    ['tenant_access', { mode: 'denylist', denylist: ['globex'] }],
+    ['audit_level', 'none'],
+    ['rate_limit', { per_minute: 1000 }],
+  ])('lets only admins set %s when registering a tool, as when changing one', async (field, value) => {
+    const name = `member-sets-${field.replace('_', '-')}`;
+    expectError(await create(toolBody(name, { [field]: value }), acme), 403, { code: 'admin_required', param: field });
+    const listed = await t.http.get(`/v1/tools?q=${name}&limit=100`).set(bearer(t.adminKey)).expect(200);
+    expect(listed.body.data).toEqual([]);
+    const admin = await create(toolBody(name, { [field]: value })).expect(201);
+    expect(admin.body[field]).toEqual(value);
   });
 
   it('walks every allowed transition and refuses the others with 409 naming the allowed ones', async () => {
@@ -183,11 +196,11 @@ describe('catalog: registration, review workflow and pinning', () => {
       .expect(400);
     expect(status.body.error.message).toContain('POST /v1/tools/{id}/review');
     await t.http.put(`/v1/tools/${id}`).set(bearer(acme)).send({ description: 'Better words.' }).expect(200);
-    await t.http
+    const governance = await t.http
       .put(`/v1/tools/${id}`)
       .set(bearer(acme))
-      .send({ rate_limit: { per_minute: 1000 } })
-      .expect(403);
+      .send({ rate_limit: { per_minute: 1000 } });
+    expectError(governance, 403, { code: 'admin_required', param: 'rate_limit' });
     const globex = await memberKey(t, 'globex');
     await t.http.put(`/v1/tools/${id}`).set(bearer(globex)).send({ description: 'Hijack.' }).expect(404);
   });

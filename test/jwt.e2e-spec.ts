@@ -40,7 +40,7 @@ describe('JWT with a shared secret (HS256)', () => {
   });
 
   it('refuses expired, forged, unsigned and tenant-less tokens', async () => {
-    const expired = await signHs256(secret, { tenant_id: 'acme' }, { expiresIn: -10 });
+    const expired = await signHs256(secret, { tenant_id: 'acme' }, { expiresIn: -120 });
     expectError(await app.http.get(settings('acme')).set(bearer(expired)), 401, { code: 'expired_token' });
     const forged = await signHs256('another-secret-of-at-least-32-bytes!!', { tenant_id: 'acme' });
     expectError(await app.http.get(settings('acme')).set(bearer(forged)), 401, { code: 'invalid_token' });
@@ -56,11 +56,44 @@ describe('JWT with a shared secret (HS256)', () => {
     expectError(await app.http.get(settings('42')).set(bearer(numeric)), 401, { code: 'invalid_token' });
   });
 
+  it('refuses a token without exp', async () => {
+    const forever = await signHs256(secret, { tenant_id: 'acme' }, { expiresIn: null });
+    const refused = await app.http.get(settings('acme')).set(bearer(forever));
+    expectError(refused, 401, { code: 'invalid_token' });
+    expect(refused.body.error.message).toContain("no 'exp' claim");
+  });
+
+  it('refuses a token issued further in the future than the clock tolerance, and accepts one within it', async () => {
+    const ahead = await signHs256(secret, { tenant_id: 'acme' }, { issuedIn: 600, expiresIn: 900 });
+    const refused = await app.http.get(settings('acme')).set(bearer(ahead));
+    expectError(refused, 401, { code: 'invalid_token' });
+    expect(refused.body.error.message).toContain("'iat' claim lies in the future");
+    const skewed = await signHs256(secret, { tenant_id: 'acme' }, { issuedIn: 10 });
+    expect((await app.http.get(settings('acme')).set(bearer(skewed))).status).toBe(200);
+  });
+
   it('refuses a tenant_id claim that is not a valid tenant id', async () => {
     const token = await signHs256(secret, { tenant_id: 'acme corp', roles: ['admin'] });
     const refused = await app.http.get('/v1/admin/api_keys').set(bearer(token));
     expectError(refused, 401, { code: 'invalid_token' });
     expect(refused.body.error.message).toContain('tenant_id');
+  });
+});
+
+describe('JWT with auth.jwt.require_exp turned off', () => {
+  const secret = 'a-shared-secret-of-at-least-32-bytes!';
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await startApp('postgres', { config: { auth: { jwt: { secret, require_exp: false } } } });
+  });
+  afterAll(() => app?.close());
+
+  it('accepts a token without exp, and still refuses an expired one', async () => {
+    const forever = await signHs256(secret, { tenant_id: 'acme' }, { expiresIn: null });
+    expect((await app.http.get(settings('acme')).set(bearer(forever))).status).toBe(200);
+    const expired = await signHs256(secret, { tenant_id: 'acme' }, { expiresIn: -120 });
+    expectError(await app.http.get(settings('acme')).set(bearer(expired)), 401, { code: 'expired_token' });
   });
 });
 
@@ -98,7 +131,7 @@ describe('JWT verified against a JWKS URL (RS256) with issuer and audience', () 
     ['a wrong issuer', { tenant_id: 'acme' }, { issuer: 'https://evil.test/', audience }, 'invalid_token'],
     ['a wrong audience', { tenant_id: 'acme' }, { issuer, audience: 'someone-else' }, 'invalid_token'],
     ['no issuer or audience', { tenant_id: 'acme' }, {}, 'invalid_token'],
-    ['an expired token', { tenant_id: 'acme' }, { ...valid, expiresIn: -10 }, 'expired_token'],
+    ['an expired token', { tenant_id: 'acme' }, { ...valid, expiresIn: -120 }, 'expired_token'],
     ['no tenant_id claim', { roles: ['admin'] }, valid, 'invalid_token'],
   ])('refuses %s with 401', async (_case, claims, options, code) => {
     const token = await signRs256(key, claims, options);

@@ -476,6 +476,71 @@ describe('MCP sources: tools that change between refreshes', () => {
   });
 });
 
+describe('MCP sources: per-tenant credentials from the first discovery', () => {
+  let t: TestApp;
+  let server: MutableMcpServer;
+  const call = (key: string) =>
+    t.http.post('/v1/tool_calls').set(bearer(key)).send({ name: 'crm-lookup', arguments: {} }).expect(200);
+
+  beforeAll(async () => {
+    const secretsDir = mkdtempSync(join(tmpdir(), 'toolgate-secrets-'));
+    writeFileSync(join(secretsDir, 'crm-shared-token'), 'shared-source-token');
+    server = await new MutableMcpServer().start();
+    server.setTool({
+      definition: { name: 'lookup', description: 'Looks a customer up.', inputSchema: { type: 'object' } },
+      run: () => ({ text: 'found' }),
+    });
+    t = await startApp('postgres', { config: { ...noFileSearch, secrets: { dir: secretsDir } } });
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+    await server?.stop();
+  });
+
+  it("sends each tenant's own credential, not the source's shared token, before any refresh", async () => {
+    await t.http
+      .post('/v1/tools/sources/mcp')
+      .set(bearer(t.adminKey))
+      .send({
+        name: 'crm',
+        url: server.url,
+        default_security_status: 'approved',
+        auth: { type: 'bearer', secret_ref: 'crm-shared-token', credential_key: 'crm_token' },
+      })
+      .expect(201);
+    const acme = await memberKey(t, 'acme');
+    const globex = await memberKey(t, 'globex');
+    await t.http
+      .put('/v1/tenants/acme/credentials/crm_token')
+      .set(bearer(acme))
+      .send({ value: 'acme-crm-token' })
+      .expect(200);
+    server.authorizations.length = 0;
+
+    expect((await call(acme)).body).toEqual(expect.objectContaining({ status: 'completed', error: null }));
+    expect(server.authorizations).toEqual(['Bearer acme-crm-token']);
+
+    const refused = await call(globex);
+    expect(refused.body).toEqual(
+      expect.objectContaining({ status: 'failed', error: expect.objectContaining({ code: 'missing_credential' }) }),
+    );
+    expect(refused.body.error.message).toContain("credential 'crm_token' of tenant 'globex'");
+    expect(server.authorizations).toEqual(['Bearer acme-crm-token']);
+  });
+
+  it("applies a source's changed credential_key to its tools at once, before any refresh", async () => {
+    const globex = await memberKey(t, 'globex');
+    await t.http
+      .put('/v1/tools/sources/mcp/crm')
+      .set(bearer(t.adminKey))
+      .send({ auth: { type: 'bearer', secret_ref: 'crm-shared-token' } })
+      .expect(200);
+    server.authorizations.length = 0;
+    expect((await call(globex)).body).toEqual(expect.objectContaining({ status: 'completed', error: null }));
+    expect(server.authorizations).toEqual(['Bearer shared-source-token']);
+  });
+});
+
 describe('MCP sources: a dead and a hanging server do not stall the others', () => {
   let t: TestApp;
   let good: MutableMcpServer;

@@ -22,6 +22,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
 
   validate(payload: Record<string, unknown>): Identity {
     const jwt = this.config.auth.jwt;
+    checkTokenTimes(payload, jwt);
     const tenantId = payload[jwt.tenant_claim];
     if (typeof tenantId !== 'string' || tenantId === '') {
       throw ApiError.unauthorized(`The token has no '${jwt.tenant_claim}' claim naming the tenant`, 'invalid_token');
@@ -43,12 +44,38 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   }
 }
 
+/**
+ * The verifier checks `exp` and `nbf` only when present and never looks at `iat`: a token without an
+ * expiry, or one minted with a clock far ahead (so it outlives its intended lifetime), is refused here.
+ * Compared with the same wall clock the verifier uses for `exp`.
+ */
+function checkTokenTimes(payload: Record<string, unknown>, jwt: JwtConfig): void {
+  if (jwt.require_exp && payload.exp === undefined) {
+    throw ApiError.unauthorized(
+      "The token has no 'exp' claim: tokens must carry an expiry (auth.jwt.require_exp)",
+      'invalid_token',
+    );
+  }
+  if (payload.iat === undefined) return;
+  if (typeof payload.iat !== 'number' || !Number.isFinite(payload.iat)) {
+    throw ApiError.unauthorized("The token's 'iat' claim must be a number of seconds", 'invalid_token');
+  }
+  const toleranceSeconds = Math.floor(jwt.clock_tolerance / 1000);
+  if (payload.iat > Date.now() / 1000 + toleranceSeconds) {
+    throw ApiError.unauthorized(
+      `The token's 'iat' claim lies in the future, beyond the ${toleranceSeconds} s clock tolerance (auth.jwt.clock_tolerance)`,
+      'invalid_token',
+    );
+  }
+}
+
 function strategyOptions(jwt: JwtConfig): StrategyOptionsWithoutRequest {
   const base = {
     jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
     issuer: jwt.issuer,
     audience: jwt.audience,
     ignoreExpiration: false,
+    jsonWebTokenOptions: { clockTolerance: Math.floor(jwt.clock_tolerance / 1000) },
   };
   if (jwt.jwks_url) {
     return {

@@ -4,6 +4,7 @@ import { ErrorResponseDto } from './error-response.dto';
 
 const DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid request: the message names the problem and `param` the field (`nesting_too_deep`: JSON nested too deep).',
+  403: 'Forbidden for this caller (for example an admin-only field); `param` names the field where there is one.',
   404: 'Not found (also answered for objects of another tenant).',
   409: 'Conflict with the current state.',
   413: 'The request body or file is too large.',

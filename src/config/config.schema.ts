@@ -48,6 +48,10 @@ const jwtSchema = z
     roles_claim: text().default('roles'),
     agent_profile_claim: text().default('agent_profile'),
     admin_role: text().default('admin'),
+    /** A token without `exp` would stay valid forever once issued. */
+    require_exp: flag().default(true),
+    /** Clock skew allowed against the issuer, for `exp`, `nbf` and an `iat` in the future. */
+    clock_tolerance: duration().default(30_000),
   })
   .strict();
 

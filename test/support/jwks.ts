@@ -44,8 +44,10 @@ export class JwksServer {
 export interface TokenOptions {
   issuer?: string;
   audience?: string;
-  /** Seconds from now; negative for a token that has already expired. */
-  expiresIn?: number;
+  /** Seconds from now; negative for a token that has already expired; null for a token without `exp`. */
+  expiresIn?: number | null;
+  /** Seconds from now the token says it was issued (`iat`); positive for a clock running ahead. */
+  issuedIn?: number;
 }
 
 export function signRs256(key: SigningKey, claims: JWTPayload, options: TokenOptions = {}): Promise<string> {
@@ -58,7 +60,8 @@ export function signHs256(secret: string, claims: JWTPayload, options: TokenOpti
 
 function sign(jwt: SignJWT, options: TokenOptions): SignJWT {
   const now = Math.floor(Date.now() / 1000);
-  jwt.setIssuedAt(now - 60).setExpirationTime(now + (options.expiresIn ?? 300));
+  jwt.setIssuedAt(now + (options.issuedIn ?? -60));
+  if (options.expiresIn !== null) jwt.setExpirationTime(now + (options.expiresIn ?? 300));
   if (options.issuer) jwt.setIssuer(options.issuer);
   if (options.audience) jwt.setAudience(options.audience);
   return jwt;

@@ -1,8 +1,8 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource, In } from 'typeorm';
 import { AdvisoryLock, withAdvisoryLock } from '../../database/advisory-locks';
-import { newId } from '../../common/ids';
 import { FunctionRegistry } from '../registry/function-registry';
+import { builtinToolSource, newCatalogEntry } from './catalog-entry';
 import { CatalogState } from './catalog-state';
 import { contentHash } from './content-hash';
 import { ToolReviewService } from './tool-review.service';
@@ -44,30 +44,23 @@ export class BuiltinCatalogSync implements OnApplicationBootstrap {
       }
       loaded.add(definition.name);
       const now = new Date();
+      const source = builtinToolSource(provider, definition.credentialKey);
       const entity =
         current ??
-        repo.create({
-          id: newId('tool_'),
+        newCatalogEntry({
           name: definition.name,
+          description: definition.description,
+          source,
+          schema: definition.parameters,
           securityStatus: 'approved',
-          permissions: [],
           tags: ['builtin'],
-          tenantAccess: { mode: 'all' },
-          auditLevel: 'basic',
-          rateLimit: null,
-          ownerTenantId: null,
-          pendingChange: null,
           reviewedBy: 'config',
-          reviewedAt: now,
-          createdAt: now,
+          now,
         });
+      // An existing entry takes the provider's current definition; its governance fields stay as operators set them.
       Object.assign(entity, {
         description: definition.description,
-        source: {
-          type: 'builtin',
-          provider,
-          ...(definition.credentialKey && { credential_key: definition.credentialKey }),
-        },
+        source,
         schema: definition.parameters,
         outputSchema: definition.returns ?? null,
         annotations: definition.annotations ?? null,

@@ -34,10 +34,10 @@ export class ToolsController {
   @ApiOperation({
     summary: 'Register a tool',
     description:
-      'Any authenticated caller. New tools start unreviewed (admins may set security_status). The automated review runs at once.',
+      'Any authenticated caller. New tools start unreviewed (admins may set security_status). The governance fields tenant_access, audit_level and rate_limit are for admins only, as on update: a member setting one gets 403 admin_required naming it. The automated review runs at once.',
   })
   @ApiCreatedResponse({ type: ToolDto })
-  @ApiErrors(400, 409)
+  @ApiErrors(400, 403, 409)
   create(@Body() body: CreateToolDto): Promise<ToolDto> {
     return this.tools.create(this.context.identity, body);
   }
@@ -66,10 +66,10 @@ export class ToolsController {
   @ApiOperation({
     summary: 'Update a tool',
     description:
-      'Mutable fields only (description, schema, permissions, tags, tenant_access, audit_level, rate_limit). Changing the description or schema of a reviewed or approved tool sends it back to unreviewed.',
+      'Mutable fields only (description, schema, permissions, tags, tenant_access, audit_level, rate_limit; the last three for admins only). Changing the description or schema of a reviewed or approved tool sends it back to unreviewed.',
   })
   @ApiOkResponse({ type: ToolDto })
-  @ApiErrors(400, 404)
+  @ApiErrors(400, 403, 404)
   update(@Param('id') id: string, @Body() body: UpdateToolDto): Promise<ToolDto> {
     return this.tools.update(this.context.identity, id, body);
   }

@@ -127,18 +127,23 @@ class ToolFieldsDto {
   @Matches(TAG, { each: true, message: 'tags must be 1-64 letters, digits, "_", ".", ":" or "-"' })
   tags?: string[];
 
-  @ApiPropertyOptional({ type: TenantAccessDto, example: { mode: 'all' } })
+  @ApiPropertyOptional({ type: TenantAccessDto, example: { mode: 'all' }, description: 'Admins only.' })
   @IsOptional()
   @ValidateNested()
   @Type(() => TenantAccessDto)
   tenant_access?: TenantAccessDto;
 
-  @ApiPropertyOptional({ enum: AUDIT_LEVELS, default: 'basic' })
+  @ApiPropertyOptional({ enum: AUDIT_LEVELS, default: 'basic', description: 'Admins only.' })
   @IsOptional()
   @IsIn(AUDIT_LEVELS)
   audit_level?: AuditLevel;
 
-  @ApiPropertyOptional({ type: RateLimitDto, nullable: true, example: { per_minute: 30, per_hour: 500 } })
+  @ApiPropertyOptional({
+    type: RateLimitDto,
+    nullable: true,
+    example: { per_minute: 30, per_hour: 500 },
+    description: 'Admins only.',
+  })
   @IsOptional()
   @ValidateNested()
   @Type(() => RateLimitDto)

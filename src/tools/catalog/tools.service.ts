@@ -1,12 +1,12 @@
-import { Injectable } from '@nestjs/common';
+import { HttpStatus, Injectable } from '@nestjs/common';
 import { DataSource, Repository } from 'typeorm';
 import { ApiError } from '../../common/api-error';
-import { newId } from '../../common/ids';
 import { formatViolations, JsonSchemaValidator } from '../../common/json-schema';
 import { ListPage } from '../../common/list.dto';
 import { paginate } from '../../common/paginate';
 import type { Identity } from '../../tenancy/request-context';
 import type { ToolSource } from './catalog.types';
+import { newCatalogEntry } from './catalog-entry';
 import { CatalogState } from './catalog-state';
 import { contentHash } from './content-hash';
 import { effectiveEntries } from './effective-tools';
@@ -34,34 +34,26 @@ export class ToolsService {
   }
 
   async create(caller: Identity, input: CreateToolDto): Promise<ToolDto> {
+    if (caller.role !== 'admin') {
+      const refused = governanceFieldsIn(input)[0];
+      if (refused) throw adminRequired(`Only admins may set ${refused}`, refused);
+      if (input.security_status && input.security_status !== 'unreviewed')
+        throw adminRequired('Only admins may set security_status; new tools start unreviewed', 'security_status');
+    }
     const source = checkedSource(input.source);
     this.checkSchema(input.schema);
-    if (input.security_status && input.security_status !== 'unreviewed' && caller.role !== 'admin') {
-      throw ApiError.forbidden('Only admins may set security_status; new tools start unreviewed', 'admin_required');
-    }
-    const now = new Date();
-    const entity = this.tools.create({
-      id: newId('tool_'),
+    const entity = newCatalogEntry({
       name: input.name,
       description: input.description,
       source,
       schema: input.schema,
-      outputSchema: null,
-      annotations: null,
-      permissions: input.permissions ?? [],
-      securityStatus: 'unreviewed',
-      tags: input.tags ?? [],
-      tenantAccess: input.tenant_access ?? { mode: 'all' },
-      auditLevel: input.audit_level ?? 'basic',
-      rateLimit: input.rate_limit ?? null,
+      permissions: input.permissions,
+      tags: input.tags,
+      tenantAccess: input.tenant_access,
+      auditLevel: input.audit_level,
+      rateLimit: input.rate_limit,
       ownerTenantId: caller.tenantId,
-      stale: false,
-      reviewedHash: null,
-      pendingChange: null,
-      reviewedBy: null,
-      reviewedAt: null,
-      createdAt: now,
-      updatedAt: now,
+      now: new Date(),
     });
     this.reviews.assess(entity, await this.otherNames(entity.name));
     const requested = input.security_status ?? 'unreviewed';
@@ -232,8 +224,8 @@ export class ToolsService {
         );
     }
     if (caller.role !== 'admin') {
-      const refused = given.find((key) => (ADMIN_ONLY as readonly string[]).includes(key));
-      if (refused) throw ApiError.forbidden(`Only admins may change ${refused}`, 'admin_required');
+      const refused = governanceFieldsIn(input)[0];
+      if (refused) throw adminRequired(`Only admins may change ${refused}`, refused);
       if (tool.ownerTenantId !== caller.tenantId)
         throw ApiError.forbidden('Only admins or the registering tenant may change this tool', 'admin_required');
     }
@@ -261,6 +253,15 @@ export class ToolsService {
   }
 }
 
+/** The governance fields a request sets: on create as on update, only admins may set them. */
+function governanceFieldsIn(input: CreateToolDto | UpdateToolDto): string[] {
+  return ADMIN_ONLY.filter((field) => input[field] !== undefined);
+}
+
+function adminRequired(message: string, field: string): ApiError {
+  return new ApiError(HttpStatus.FORBIDDEN, 'permission_error', message, 'admin_required', field);
+}
+
 /** Each source type has the fields it needs; built-in entries come only from providers. */
 function checkedSource(source: CreateToolDto['source']): ToolSource {
   switch (source.type) {
@@ -286,5 +287,5 @@ function checkedSource(source: CreateToolDto['source']): ToolSource {
     case 'function':
       break;
   }
-  return Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined)) as unknown as ToolSource;
+  return source as ToolSource;
 }

@@ -4,11 +4,11 @@ import { Counter } from 'prom-client';
 import { DataSource, EntityManager } from 'typeorm';
 import { Clock } from '../../common/clock';
 import { withTimeout } from '../../common/timeout';
-import { newId } from '../../common/ids';
 import { AppConfig } from '../../config/app-config';
 import { AdvisoryLock } from '../../database/advisory-locks';
 import { BackgroundTasks } from '../../observability/background';
 import { MetricsRegistry } from '../../observability/metrics.registry';
+import { mcpToolSource, newCatalogEntry } from '../catalog/catalog-entry';
 import { CatalogState } from '../catalog/catalog-state';
 import { canonical, contentHash, ReviewedContent } from '../catalog/content-hash';
 import { SYSTEM_REVIEWER, ToolReviewService } from '../catalog/tool-review.service';
@@ -166,33 +166,16 @@ export class McpDiscoveryService {
       if (!existing) {
         const name = catalogName(source.name, tool.name, taken);
         taken.add(name);
-        const entity = repo.create({
-          id: newId('tool_'),
+        const entity = newCatalogEntry({
           name,
           description: content.description,
-          source: {
-            type: 'mcp',
-            server_name: source.name,
-            ...(source.url && { server_url: source.url }),
-            tool_name: tool.name,
-          },
+          source: mcpToolSource(source, tool.name),
           schema: content.schema as Record<string, unknown>,
           outputSchema: content.outputSchema as Record<string, unknown> | null,
           annotations: content.annotations as Record<string, unknown> | null,
-          permissions: [],
-          securityStatus: 'unreviewed',
           tags: ['mcp', source.name],
-          tenantAccess: { mode: 'all' },
           auditLevel: source.defaultAuditLevel,
-          rateLimit: null,
-          ownerTenantId: null,
-          stale: false,
-          reviewedHash: null,
-          pendingChange: null,
-          reviewedBy: null,
-          reviewedAt: null,
-          createdAt: now,
-          updatedAt: now,
+          now,
         });
         this.reviews.assess(entity, otherNames);
         await repo.save(entity);
@@ -219,7 +202,7 @@ export class McpDiscoveryService {
       }
       const wasStale = existing.stale;
       existing.stale = false;
-      existing.source = sourceOf(source, tool.name);
+      existing.source = mcpToolSource(source, tool.name);
       const before = currentOf(existing);
       const changedFields = FIELDS.filter(
         ([field]) => canonical(content[field] ?? null) !== canonical(before[field] ?? null),
@@ -319,16 +302,6 @@ export class McpDiscoveryService {
     await response.body?.cancel();
     if (!response.ok) throw new Error(`the schema-change webhook answered HTTP ${response.status}`);
   }
-}
-
-function sourceOf(source: McpSourceEntity, toolName: string): ToolEntity['source'] {
-  return {
-    type: 'mcp',
-    server_name: source.name,
-    ...(source.url && { server_url: source.url }),
-    tool_name: toolName,
-    ...(source.auth?.credential_key && { credential_key: source.auth.credential_key }),
-  };
 }
 
 function currentOf(tool: ToolEntity): ReviewedContent {

@@ -49,7 +49,10 @@ export class McpSourcesController {
   }
 
   @Put(':name')
-  @ApiOperation({ summary: 'Update an API-registered MCP source (admin); config-file sources answer 409' })
+  @ApiOperation({
+    summary: 'Update an API-registered MCP source (admin); config-file sources answer 409',
+    description: "A changed auth (credential_key) or url applies to the source's tools at once.",
+  })
   @ApiOkResponse({ type: McpSourceDto })
   @ApiErrors(400, 404, 409)
   async update(@Param('name') name: string, @Body() body: UpdateMcpSourceDto): Promise<McpSourceDto> {

@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import ms from 'ms';
-import { DataSource, Repository } from 'typeorm';
+import { DataSource, EntityManager, Repository } from 'typeorm';
 import { ApiError } from '../../common/api-error';
 import { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
@@ -8,8 +8,10 @@ import { ListPage, ListQueryDto } from '../../common/list.dto';
 import { paginate } from '../../common/paginate';
 import { AppConfig } from '../../config/app-config';
 import { ChangeEvents } from '../../database/change-events';
+import { mcpToolSource } from '../catalog/catalog-entry';
 import { CatalogState } from '../catalog/catalog-state';
 import { SecretResolver } from '../catalog/credentials/secret-resolver';
+import { ToolEntity } from '../catalog/tool.entity';
 import { McpClientPool } from './mcp-client-pool';
 import { McpHealth } from './mcp-health';
 import { McpSourceEntity } from './mcp-source.entity';
@@ -157,9 +159,13 @@ export class McpSourcesService implements OnApplicationBootstrap {
       ...(input.default_audit_level !== undefined && { defaultAuditLevel: input.default_audit_level }),
       updatedAt: this.clock.now(),
     });
-    await this.sources.save(source);
+    await this.dataSource.transaction(async (manager) => {
+      await manager.save(source);
+      if (input.auth !== undefined || input.url !== undefined) await this.resyncToolSources(manager, source);
+    });
     await this.pool.closeSource(source.id);
     await this.changed();
+    await this.state.changed();
     return source;
   }
 
@@ -216,6 +222,21 @@ export class McpSourcesService implements OnApplicationBootstrap {
     await this.pool.closeSource(source.id);
     this.health.forget(source.name);
     await this.state.changed();
+  }
+
+  /**
+   * The source's tools take its new url and credential_key at once: waiting for the next refresh would
+   * keep sending the shared token where tenants' own credentials are now required (or the reverse).
+   */
+  private async resyncToolSources(manager: EntityManager, source: McpSourceEntity): Promise<void> {
+    const repo = manager.getRepository(ToolEntity);
+    const tools = await repo
+      .createQueryBuilder('tool')
+      .where(`tool.source ->> 'type' = 'mcp' AND tool.source ->> 'server_name' = :name`, { name: source.name })
+      .getMany();
+    for (const tool of tools) {
+      await repo.update({ id: tool.id }, { source: mcpToolSource(source, tool.source.tool_name!) });
+    }
   }
 
   private async checkUrl(url: string): Promise<void> {
