@@ -5,6 +5,7 @@ import { Credentials1764000200000 } from './1764000200000-credentials';
 import { FileSearch1764000300000 } from './1764000300000-file-search';
 import { McpSources1764000400000 } from './1764000400000-mcp-sources';
 import { GatewaySessions1764000500000 } from './1764000500000-gateway-sessions';
+import { AuditCallStatuses1764000600000 } from './1764000600000-audit-call-statuses';
 
 /** Applied in this order, by the service at start and by `npm run migration:run`. */
 export const ALL_MIGRATIONS = [
@@ -15,4 +16,5 @@ export const ALL_MIGRATIONS = [
   FileSearch1764000300000,
   McpSources1764000400000,
   GatewaySessions1764000500000,
+  AuditCallStatuses1764000600000,
 ];

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { bearer, Replicas, startApp, startReplicas, TestApp } from './support/app';
-import { memberKey } from './support/catalog';
-import { createTestDatabase, TestDatabase } from './support/databases';
+import { approvedTool, memberKey } from './support/catalog';
+import { createTestDatabase, ENGINES, TestDatabase } from './support/databases';
 import { ManualClock } from './support/manual-clock';
 import { TEST_PROVIDERS } from './support/test-providers';
 
@@ -92,6 +92,82 @@ describe('rate limit windows', () => {
     expect(Number(hourly.headers['retry-after'])).toBe(3600 - 70);
     clock.advance(3_600_000);
     await call(acme).expect(200);
+  });
+});
+
+describe.each(ENGINES)('refused calls on %s', (engine) => {
+  const clock = new ManualClock();
+  let t: TestApp;
+  let acme: string;
+
+  const audit = async (toolName: string) => {
+    const res = await t.http.get(`/v1/tools/audit?tool_name=${toolName}&order=asc`).set(bearer(t.adminKey)).expect(200);
+    return res.body.data as { status: string; error: string; input_args?: unknown }[];
+  };
+
+  beforeAll(async () => {
+    clock.set(new Date('2026-03-01T10:00:10Z'));
+    t = await startApp(engine, {
+      ...testkit,
+      clock,
+      config: { ...testkit.config, builtins: { ...testkit.config.builtins, file_search: { enabled: false } } },
+    });
+    acme = await memberKey(t, 'acme');
+  }, 120_000);
+  afterAll(() => t?.close());
+
+  it('spends no rate-limit slot on a call with invalid arguments', async () => {
+    await govern(t, 'progress', { rate_limit: { per_minute: 2 }, audit_level: 'basic' });
+    // A second apart, within one minute window, so the audit trail has a definite order.
+    const call = (args: unknown) => {
+      clock.advance(1000);
+      return t.http.post('/v1/tool_calls').set(bearer(acme)).send({ name: 'progress', arguments: args });
+    };
+    await call({ steps: 'x' }).expect(400);
+    await call('{"steps": ').expect(400);
+    expect((await call({ steps: 1 }).expect(200)).body.status).toBe('completed');
+    expect((await call({ steps: 1 }).expect(200)).body.status).toBe('completed');
+    await call({ steps: 1 }).expect(429);
+    expect((await audit('progress')).map((record) => record.status)).toEqual([
+      'invalid',
+      'invalid',
+      'success',
+      'success',
+      'rate_limited',
+    ]);
+  });
+
+  it('audits a call with invalid arguments, with what was sent and why it was refused', async () => {
+    await govern(t, 'strict', { audit_level: 'full' });
+    const res = await t.http
+      .post('/v1/tool_calls')
+      .set(bearer(acme))
+      .send({ name: 'strict', arguments: { user: { name: '', password: 'pw-hunter2' } } })
+      .expect(400);
+    expect(res.body.error.code).toBe('invalid_arguments');
+    const [record] = await audit('strict');
+    expect(record).toEqual(
+      expect.objectContaining({
+        status: 'invalid',
+        tenant_id: 'acme',
+        input_args: { user: { name: '', password: '[REDACTED]' } },
+        error: expect.stringContaining('invalid_arguments: Invalid arguments for tool'),
+      }),
+    );
+  });
+
+  it('audits the refusal to run a client-executed function tool', async () => {
+    await approvedTool(t, 'crm-lookup', { audit_level: 'basic', rate_limit: { per_minute: 1 } });
+    const res = await t.http
+      .post('/v1/tool_calls')
+      .set(bearer(acme))
+      .send({ name: 'crm-lookup', arguments: { q: 'acme' } })
+      .expect(400);
+    expect(res.body.error.code).toBe('client_executed_tool');
+    await t.http.post('/v1/tool_calls').set(bearer(acme)).send({ name: 'crm-lookup', arguments: {} }).expect(400);
+    const records = await audit('crm-lookup');
+    expect(records.map((record) => record.status)).toEqual(['refused', 'refused']);
+    expect(records[0].error).toContain('client_executed_tool');
   });
 });
 

@@ -468,6 +468,44 @@ describe('MCP sources: tools that change between refreshes', () => {
     await waitFor(() => cancelled, 5000, 'the server to receive notifications/cancelled');
   });
 
+  it('sends a failing call once: a tool that errors after its side effect runs exactly once', async () => {
+    let runs = 0;
+    server.setTool({
+      definition: { name: 'charge', description: 'Charges a card, then fails.', inputSchema: { type: 'object' } },
+      run: () => {
+        runs += 1;
+        throw new Error('ledger unavailable after charging');
+      },
+    });
+    await refresh();
+    await approve(t, 'shifty-charge');
+    await t.http
+      .put('/v1/tenants/default/credentials/shifty_token')
+      .set(bearer(t.adminKey))
+      .send({ value: 'default-token' })
+      .expect(200);
+    const res = await call('shifty-charge').expect(200);
+    expect(res.body.status).toBe('failed');
+    expect(res.body.error.message).toContain('ledger unavailable after charging');
+    expect(runs).toBe(1);
+  });
+
+  it('sends a call again on a fresh session when the server lost ours before it arrived', async () => {
+    let runs = 0;
+    server.setTool({
+      definition: { name: 'counter', description: 'Counts its runs.', inputSchema: { type: 'object' } },
+      run: () => ({ text: `run ${++runs}` }),
+    });
+    await refresh();
+    await approve(t, 'shifty-counter');
+    await call('shifty-counter').expect(200);
+    server.forgetSessions();
+    const res = await call('shifty-counter').expect(200);
+    expect(res.body.status).toBe('completed');
+    expect(res.body.output.content).toEqual([{ type: 'text', text: 'run 2' }]);
+    expect(runs).toBe(2);
+  });
+
   it('refreshes at once when the server sends notifications/tools/list_changed', async () => {
     await call('shifty-beta').expect(200);
     server.setTool(tool('gamma', 'Third tool.'));

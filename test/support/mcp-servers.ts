@@ -79,6 +79,11 @@ export class MutableMcpServer implements RunningServer {
     );
   }
 
+  /** Forgets every session without telling the clients, as a restarted server would. */
+  forgetSessions(): void {
+    this.sessions.clear();
+  }
+
   async start(): Promise<this> {
     this.http = createServer((request, response) => void this.handle(request, response));
     await new Promise<void>((resolve) => this.http!.listen(0, '127.0.0.1', resolve));

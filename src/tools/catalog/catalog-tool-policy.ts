@@ -15,7 +15,8 @@ export abstract class CatalogExecutors {
 }
 
 /**
- * The governed policy (seed 001 AuthorizeTool): approved and not stale -> tenant admitted -> rate limit.
+ * The governed policy (seed 001 AuthorizeTool): approved and not stale -> tenant admitted; the rate limit
+ * is taken separately, once the call is known to be valid.
  * A caller sees and runs only the tools of its effective set (DESIGN), and every refusal names its reason.
  * Reads the cached catalog, so only rate-limited tools cost a query per call.
  */
@@ -51,7 +52,13 @@ export class CatalogToolPolicy extends ToolPolicy {
       this.metrics.denials.inc({ reason: denial.code });
       return { allowed: false, status: 'denied', code: denial.code, reason: denial.reason };
     }
-    const limit = await this.limiter.consume(entry!.id, identity.tenantId, entry!.rateLimit);
+    return { allowed: true };
+  }
+
+  async takeRateLimitSlot(identity: Identity, tool: ResolvedTool): Promise<Authorization> {
+    const governance = tool.governance;
+    if (!governance?.rateLimit) return { allowed: true };
+    const limit = await this.limiter.consume(governance.toolId, identity.tenantId, governance.rateLimit);
     if (limit.allowed) return { allowed: true };
     this.metrics.denials.inc({ reason: 'rate_limited' });
     return {

@@ -11,8 +11,8 @@ import { unknownToolMessage } from './did-you-mean';
 import { InvocationMetrics } from './invocation.metrics';
 import type { ToolCallObject, ToolCallStatus } from './tool-call';
 import { TenantCredentials } from './tenant-credentials';
-import { ToolCallAudit } from './tool-call-audit';
-import { ResolvedTool, ToolPolicy } from './tool-policy';
+import { ToolCallAudit, ToolCallOutcome } from './tool-call-audit';
+import { Authorization, ResolvedTool, ToolPolicy } from './tool-policy';
 
 export interface InvokeRequest {
   name: string;
@@ -41,8 +41,10 @@ class CallAborted extends Error {
 }
 
 /**
- * The only path by which any tool runs: resolve -> authorize -> validate arguments -> execute ->
- * validate result -> audit -> metrics. A failing tool becomes a failed tool_call, never an HTTP 500.
+ * The only path by which any tool runs: resolve -> authorize (approval, tenant access) -> refuse function
+ * tools -> validate arguments -> take a rate-limit slot -> audit `started` -> execute -> validate result ->
+ * audit the outcome -> metrics. Every refusal is audited too. A failing tool becomes a failed tool_call,
+ * never an HTTP 500.
  */
 @Injectable()
 export class ToolDispatcher implements BeforeApplicationShutdown {
@@ -61,33 +63,37 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
   async invoke(identity: Identity, request: InvokeRequest, options: InvokeOptions = {}): Promise<ToolCallObject> {
     const toolCall = this.newToolCall(request);
     const tool = await this.resolve(identity, request.name);
+    const rawArguments = request.arguments;
 
-    const authorization = await this.policy.authorize(identity, tool);
-    if (!authorization.allowed) {
-      const refused = finish(toolCall, authorization.status, null, {
-        code: authorization.code,
-        message: authorization.reason,
-      });
-      await this.settle(identity, tool, request.arguments, refused);
-      if (authorization.status === 'rate_limited')
-        throw rateLimited(authorization.reason, authorization.retryAfterSeconds);
-      return refused;
-    }
+    const access = await this.policy.authorize(identity, tool);
+    if (!access.allowed) return this.refuse(identity, tool, rawArguments, toolCall, access);
 
     if (tool.source === 'function') {
-      throw ApiError.invalid(
-        `Tool '${tool.name}' is a function tool: the client executes it, so it cannot be run here`,
-        'name',
-        'client_executed_tool',
+      throw await this.reject(
+        { identity, tool, arguments: rawArguments, toolCall, rejection: 'refused' },
+        ApiError.invalid(
+          `Tool '${tool.name}' is a function tool: the client executes it, so it cannot be run here`,
+          'name',
+          'client_executed_tool',
+        ),
       );
     }
-    const args = this.validArguments(tool, request.arguments);
+    const args = this.validArguments(tool, rawArguments);
+    if (args instanceof ApiError)
+      throw await this.reject({ identity, tool, arguments: rawArguments, toolCall, rejection: 'invalid' }, args);
+
+    // Last, so that only a call that is going to run takes a slot.
+    const slot = await this.policy.takeRateLimitSlot(identity, tool);
+    if (!slot.allowed) return this.refuse(identity, tool, args, toolCall, slot);
+
+    const record = await this.audit?.start({ identity, tool, arguments: args, toolCall });
     const started = performance.now();
     options.onStart?.({ ...toolCall });
     const { status, output, error } = await this.execute(identity, tool, toolCall, args, request, options);
     const done = finish(toolCall, status, output, error, performance.now() - started);
     this.metrics.duration.observe({ tool_name: tool.name, source: tool.source }, (done.duration_ms ?? 0) / 1000);
-    await this.settle(identity, tool, args, done);
+    if (record !== undefined) await this.audit?.finish(record, { identity, tool, arguments: args, toolCall: done });
+    this.metrics.calls.inc({ tool_name: tool.name, source: tool.source, status: done.status });
     return done;
   }
 
@@ -123,13 +129,14 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
     throw ApiError.invalid(unknownToolMessage(name, known), 'name', 'unknown_tool');
   }
 
+  /** The parsed arguments, or the 400 that explains why they do not fit the tool's schema. */
   private validArguments(tool: ResolvedTool, raw: unknown): unknown {
     let args = raw ?? {};
     if (typeof args === 'string') {
       try {
         args = args.trim() === '' ? {} : JSON.parse(args);
       } catch (error) {
-        throw ApiError.invalid(
+        return ApiError.invalid(
           `arguments is not valid JSON: ${(error as Error).message}`,
           'arguments',
           'invalid_arguments',
@@ -142,7 +149,7 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
     }
     const violations = this.schemas.validate(tool.definition.parameters, args);
     if (violations.length > 0) {
-      throw ApiError.invalid(
+      return ApiError.invalid(
         `Invalid arguments for tool '${tool.name}': ${formatViolations(violations)}`,
         'arguments',
         'invalid_arguments',
@@ -275,10 +282,29 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
     return Math.min(requested ?? default_timeout, max_timeout);
   }
 
-  /** Audit first (durable before the answer), then count. */
-  private async settle(identity: Identity, tool: ResolvedTool, args: unknown, toolCall: ToolCallObject): Promise<void> {
-    await this.audit?.record({ identity, tool, arguments: args, toolCall });
-    this.metrics.calls.inc({ tool_name: tool.name, source: tool.source, status: toolCall.status });
+  /** A call the policy turned away (denied, rate limited): audited, counted, answered as a tool_call or a 429. */
+  private async refuse(
+    identity: Identity,
+    tool: ResolvedTool,
+    args: unknown,
+    toolCall: ToolCallObject,
+    refusal: Extract<Authorization, { allowed: false }>,
+  ): Promise<ToolCallObject> {
+    const refused = finish(toolCall, refusal.status, null, { code: refusal.code, message: refusal.reason });
+    await this.audit?.record({ identity, tool, arguments: args, toolCall: refused });
+    this.metrics.calls.inc({ tool_name: tool.name, source: tool.source, status: refused.status });
+    if (refusal.status === 'rate_limited') throw rateLimited(refusal.reason, refusal.retryAfterSeconds);
+    return refused;
+  }
+
+  /** A call that cannot run as asked (invalid arguments, a function tool): audited, then answered with the 400. */
+  private async reject(outcome: ToolCallOutcome, error: ApiError): Promise<ApiError> {
+    const toolCall = finish(outcome.toolCall, 'failed', null, {
+      code: error.code ?? 'invalid_request',
+      message: error.message,
+    });
+    await this.audit?.record({ ...outcome, toolCall });
+    return error;
   }
 }
 

@@ -36,6 +36,12 @@ export abstract class ToolPolicy {
   /** One tool of the caller's effective set, or undefined when the caller cannot see it. */
   abstract resolve(identity: Identity, name: string): Promise<ResolvedTool | undefined>;
 
-  /** Whether this call may run now (approval, tenant access, rate limit). */
+  /** Whether the caller may run this tool at all (approval, tenant access). Spends nothing. */
   abstract authorize(identity: Identity, tool: ResolvedTool): Promise<Authorization>;
+
+  /**
+   * Counts the call against the tool's rate limit, or refuses it when the window is full. Asked last,
+   * for a call that will run, so refused and invalid calls do not use up the caller's allowance.
+   */
+  abstract takeRateLimitSlot(identity: Identity, tool: ResolvedTool): Promise<Authorization>;
 }

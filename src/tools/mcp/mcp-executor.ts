@@ -7,6 +7,7 @@ import type { ToolEntity } from '../catalog/tool.entity';
 import type { ToolCall, ToolContext, ToolExecutor, ToolResult } from '../tool-executor';
 import { McpClientPool } from './mcp-client-pool';
 import { McpHealth } from './mcp-health';
+import { sessionLostBeforeSend } from './mcp-session-lost';
 import { McpSourcesService } from './mcp-sources.service';
 
 /**
@@ -56,8 +57,9 @@ export class McpExecutor extends CatalogExecutors implements ToolExecutor {
     let ok = false;
     try {
       const result = await this.callOnce(source, credential, entry, call, ctx).catch(async (error: unknown) => {
-        if (ctx.signal.aborted) throw error;
-        // The server may have restarted and dropped our session: one fresh connection, then give up.
+        // Only a request that never reached the tool is sent again: a tool may not be idempotent.
+        if (ctx.signal.aborted || !sessionLostBeforeSend(error)) throw error;
+        // The server restarted or dropped our session: one fresh connection, then give up.
         await this.pool.discard(source, credential);
         return this.callOnce(source, credential, entry, call, ctx);
       });

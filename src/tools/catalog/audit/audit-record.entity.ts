@@ -1,6 +1,22 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-export type AuditStatus = 'success' | 'error' | 'rate_limited' | 'denied' | 'cancelled';
+/**
+ * `started`: the call was sent to the tool and its outcome is unknown (the replica stopped before it
+ * finished). `invalid` and `refused` are calls turned away before running: arguments that do not match
+ * the schema, a client-executed function tool.
+ */
+export const AUDIT_STATUSES = [
+  'success',
+  'error',
+  'rate_limited',
+  'denied',
+  'cancelled',
+  'invalid',
+  'refused',
+  'started',
+] as const;
+
+export type AuditStatus = (typeof AUDIT_STATUSES)[number];
 
 /** Seed 001's ToolAuditRecord. Input and output are kept only at audit level `full`, redacted. */
 @Entity({ name: 'tool_audit_records' })

@@ -4,11 +4,12 @@ import { Clock } from '../../../common/clock';
 import { newId } from '../../../common/ids';
 import { AppConfig } from '../../../config/app-config';
 import type { ToolCallStatus } from '../../invocation/tool-call';
-import { ToolCallAudit, ToolCallOutcome } from '../../invocation/tool-call-audit';
+import { StartedRecord, ToolCallAudit, ToolCallOutcome } from '../../invocation/tool-call-audit';
 import { AuditRecordEntity, AuditStatus } from './audit-record.entity';
 import { DEFAULT_SECRET_KEYS, Redactor } from './redaction';
 
-const STATUS: Record<Exclude<ToolCallStatus, 'in_progress'>, AuditStatus> = {
+const STATUS: Record<ToolCallStatus, AuditStatus> = {
+  in_progress: 'started',
   completed: 'success',
   failed: 'error',
   denied: 'denied',
@@ -18,7 +19,9 @@ const STATUS: Record<Exclude<ToolCallStatus, 'in_progress'>, AuditStatus> = {
 
 /**
  * Writes seed 001's audit record for every call of a tool whose audit level is not `none`, refusals
- * included. The dispatcher awaits `record`, so the row is committed before the caller gets its answer.
+ * included. A call that runs costs one insert (`started`, before the tool is sent the call) and one
+ * update (its outcome); the dispatcher awaits both, so the record is committed before the caller gets
+ * its answer, and a process killed during the call leaves the `started` row behind.
  */
 @Injectable()
 export class AuditTrail extends ToolCallAudit {
@@ -35,16 +38,41 @@ export class AuditTrail extends ToolCallAudit {
     this.redactor = new Redactor([...DEFAULT_SECRET_KEYS, ...config.audit.redact_keys]);
   }
 
-  async record({ identity, tool, arguments: args, toolCall }: ToolCallOutcome): Promise<void> {
-    const level = tool.governance?.auditLevel ?? 'basic';
-    if (level === 'none' || toolCall.status === 'in_progress') return;
-    const full = level === 'full';
-    const output =
-      full && toolCall.output !== null && toolCall.output !== undefined
-        ? this.truncatedOutput(toolCall.output)
-        : undefined;
+  async record(outcome: ToolCallOutcome): Promise<void> {
+    const level = auditLevelOf(outcome);
+    if (!level || outcome.toolCall.status === 'in_progress') return;
     await this.records.insert({
       id: newId('audit_'),
+      ...this.identityFields(outcome, level),
+      ...this.outcomeFields(outcome, level),
+    });
+  }
+
+  async start(outcome: ToolCallOutcome): Promise<StartedRecord | undefined> {
+    const level = auditLevelOf(outcome);
+    if (!level) return undefined;
+    const id = newId('audit_');
+    await this.records.insert({
+      id,
+      ...this.identityFields(outcome, level),
+      status: 'started',
+      durationMs: null,
+      outputSize: null,
+      output: null,
+      error: null,
+    });
+    return id;
+  }
+
+  async finish(record: StartedRecord, outcome: ToolCallOutcome): Promise<void> {
+    const level = auditLevelOf(outcome);
+    if (!level) return;
+    await this.records.update({ id: record }, this.outcomeFields(outcome, level));
+  }
+
+  /** Who called what, with which arguments: known before the call runs. */
+  private identityFields({ identity, tool, arguments: args, toolCall }: ToolCallOutcome, level: 'basic' | 'full') {
+    return {
       createdAt: this.clock.now(),
       tenantId: identity.tenantId,
       agentId: identity.agentProfile ?? null,
@@ -52,15 +80,25 @@ export class AuditTrail extends ToolCallAudit {
       toolId: tool.governance?.toolId ?? null,
       toolName: tool.name,
       callId: toolCall.call_id,
-      status: STATUS[toolCall.status],
-      durationMs: toolCall.duration_ms,
       auditLevel: level,
-      inputArgs: full ? (this.redactor.redact(args ?? null) as object | null) : null,
+      inputArgs: level === 'full' ? (this.redactor.redact(args ?? null) as object | null) : null,
+      responseId: toolCall.response_id,
+    };
+  }
+
+  /** How the call ended. */
+  private outcomeFields({ toolCall, rejection }: ToolCallOutcome, level: 'basic' | 'full') {
+    const output =
+      level === 'full' && toolCall.output !== null && toolCall.output !== undefined
+        ? this.truncatedOutput(toolCall.output)
+        : undefined;
+    return {
+      status: rejection ?? STATUS[toolCall.status],
+      durationMs: toolCall.duration_ms,
       outputSize: output?.size ?? null,
       output: output?.text ?? null,
       error: toolCall.error ? this.redactor.redactText(`${toolCall.error.code}: ${toolCall.error.message}`) : null,
-      responseId: toolCall.response_id,
-    });
+    };
   }
 
   /** Redacted JSON cut to the configured size at a character boundary; `size` is the real size. */
@@ -78,4 +116,9 @@ export class AuditTrail extends ToolCallAudit {
       size,
     };
   }
+}
+
+function auditLevelOf({ tool }: ToolCallOutcome): 'basic' | 'full' | undefined {
+  const level = tool.governance?.auditLevel ?? 'basic';
+  return level === 'none' ? undefined : level;
 }

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { AUDIT_STATUSES } from './audit-record.entity';
 
 const TIME_OR_CURSOR = /^(audit_[A-Za-z0-9]+|\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?)$/;
 const TIME_OR_CURSOR_RULE =
@@ -25,9 +26,9 @@ export class AuditQueryDto {
   @MaxLength(64)
   tool_id?: string;
 
-  @ApiPropertyOptional({ enum: ['success', 'error', 'rate_limited', 'denied', 'cancelled'] })
+  @ApiPropertyOptional({ enum: AUDIT_STATUSES })
   @IsOptional()
-  @IsIn(['success', 'error', 'rate_limited', 'denied', 'cancelled'])
+  @IsIn(AUDIT_STATUSES)
   status?: string;
 
   @ApiPropertyOptional({
@@ -70,7 +71,11 @@ export class AuditRecordDto {
   @ApiProperty({ nullable: true, type: String }) tool_id: string | null;
   @ApiProperty({ example: 'github-list-issues' }) tool_name: string;
   @ApiProperty({ example: 'call_abc123' }) call_id: string;
-  @ApiProperty({ enum: ['success', 'error', 'rate_limited', 'denied', 'cancelled'] }) status: string;
+  @ApiProperty({
+    enum: AUDIT_STATUSES,
+    description: '`started`: the call was sent and its outcome is unknown (the service stopped during the call).',
+  })
+  status: string;
   @ApiProperty({ example: 342, nullable: true, type: Number }) duration_ms: number | null;
   @ApiProperty({ enum: ['basic', 'full'] }) audit_level: string;
   @ApiPropertyOptional({ description: 'Full records: the arguments, redacted.' }) input_args?: unknown;
