@@ -1,11 +1,18 @@
 import 'reflect-metadata';
 import { run as fileSearch } from './file-search.bench';
+import { run as hostileFiles } from './hostile-files.bench';
 import { run as invocation } from './invocation.bench';
 import { run as mcp } from './mcp.bench';
 import { run as redaction } from './redaction.bench';
 
 /** `npm run bench [name...]`: every benchmark, or the named ones, each printing ratios against its own baseline. */
-const BENCHMARKS: Record<string, () => Promise<void>> = { invocation, mcp, 'file-search': fileSearch, redaction };
+const BENCHMARKS: Record<string, () => Promise<void>> = {
+  invocation,
+  mcp,
+  'file-search': fileSearch,
+  'hostile-files': hostileFiles,
+  redaction,
+};
 
 async function main(): Promise<void> {
   const wanted = process.argv.slice(2);

@@ -52,7 +52,8 @@ describe('file_search (full-text mode, embedded database)', () => {
       .expect(201);
     otherKey = key.body.secret;
     other = new OpenAI({ baseURL: `${t.baseUrl}/v1`, apiKey: otherKey, maxRetries: 0 });
-  });
+    // Starting the embedded database takes a while on a loaded machine.
+  }, 120_000);
   afterAll(() => t?.close());
 
   describe('Files API', () => {
@@ -125,6 +126,60 @@ describe('file_search (full-text mode, embedded database)', () => {
         `SELECT count(*)::int AS n FROM file_search_files WHERE filename = 'big.txt'`,
       );
       expect(files).toEqual([{ n: 0 }]);
+    });
+
+    it('answers 413 while an endless chunked upload is still streaming, and keeps nothing of it', async () => {
+      const db = t.toolgate.database.dataSource;
+      const partRows = async () =>
+        ((await db.query('SELECT count(*)::int AS n FROM file_search_file_parts')) as { n: number }[])[0].n;
+      const partsBefore = await partRows();
+      // The client would send 64 times the limit; the answer must come long before it is done.
+      const chunk = Buffer.alloc(64 * 1024, 'e');
+      const clientCap = 64 * 256 * 1024;
+      const boundary = 'endless-boundary';
+      let sent = 0;
+      const response = await new Promise<{ status: number; body: string; sentBeforeAnswer: number }>(
+        (resolve, reject) => {
+          let answered = false;
+          const req = httpRequest(`${t.baseUrl}/v1/files`, {
+            method: 'POST',
+            headers: { ...bearer(t.adminKey), 'Content-Type': `multipart/form-data; boundary=${boundary}` },
+          });
+          req.on('response', (res) => {
+            answered = true;
+            const sentBeforeAnswer = sent;
+            let body = '';
+            res.on('data', (data: Buffer) => (body += data.toString()));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body, sentBeforeAnswer }));
+            res.on('error', reject);
+          });
+          // Once answered, the server may close the connection under the still-sending client.
+          req.on('error', (error) => (answered ? undefined : reject(error)));
+          req.write(`--${boundary}\r\nContent-Disposition: form-data; name="purpose"\r\n\r\nassistants\r\n`);
+          req.write(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="endless.txt"\r\n\r\n`);
+          const pump = () => {
+            while (!answered && !req.destroyed && sent < clientCap) {
+              sent += chunk.length;
+              if (!req.write(chunk)) return void req.once('drain', pump);
+            }
+            if (!answered && !req.destroyed) req.end(`\r\n--${boundary}--\r\n`);
+          };
+          pump();
+        },
+      );
+      expect(response.status).toBe(413);
+      expect(JSON.parse(response.body).error).toEqual(
+        expect.objectContaining({ code: 'file_too_large', type: 'invalid_request_error', param: 'file' }),
+      );
+      expect(response.sentBeforeAnswer).toBeLessThan(clientCap);
+      const files = await db.query(`SELECT count(*)::int AS n FROM file_search_files WHERE filename = 'endless.txt'`);
+      expect(files).toEqual([{ n: 0 }]);
+      expect(await partRows()).toBe(partsBefore);
+      const listed: string[] = [];
+      for await (const item of client.files.list()) listed.push(item.filename);
+      expect(listed).not.toContain('endless.txt');
+      // The service carries on.
+      expect((await upload('after.txt', 'still here')).bytes).toBe(10);
     });
 
     it('refuses an upload without purpose or file', async () => {

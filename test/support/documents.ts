@@ -14,8 +14,11 @@ export async function makePdf(pages: string[][]): Promise<Buffer> {
 
 const xmlEscape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-/** A minimal but valid Office Open XML document with one paragraph per entry. */
-export async function makeDocx(paragraphs: string[]): Promise<Buffer> {
+/**
+ * A minimal but valid Office Open XML document with one paragraph per entry. `compressed` deflates the
+ * parts as Word does, so a long repetitive body makes a small file that expands a great deal (a zip bomb).
+ */
+export async function makeDocx(paragraphs: string[], options: { compressed?: boolean } = {}): Promise<Buffer> {
   const zip = new JSZip();
   zip.file(
     '[Content_Types].xml',
@@ -40,5 +43,5 @@ export async function makeDocx(paragraphs: string[]): Promise<Buffer> {
       paragraphs.map((p) => `<w:p><w:r><w:t xml:space="preserve">${xmlEscape(p)}</w:t></w:r></w:p>`).join('') +
       '</w:body></w:document>',
   );
-  return zip.generateAsync({ type: 'nodebuffer' });
+  return zip.generateAsync({ type: 'nodebuffer', compression: options.compressed ? 'DEFLATE' : 'STORE' });
 }

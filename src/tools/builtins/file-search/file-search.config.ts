@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError, parseProviderConfig } from '../../../config/config.loader';
 import { duration, flag, integer as anyInteger } from '../../../config/config.schema';
+import type { ParseLimits } from './ingestion/parse-limits';
 
 /** OpenAI's bounds for static chunking; `auto` is 800 tokens with 400 overlap. */
 export const CHUNK_SIZE_MIN = 100;
@@ -67,6 +68,18 @@ export const fileSearchConfigSchema = z
     /** Results of the file_search tool when the call does not say. */
     max_results: integer(1, MAX_NUM_RESULTS_CAP).default(10),
     max_file_size: byteSize().default(50 * 1024 * 1024),
+    /** Parsing one file may take this long; its parse thread is then stopped and the file fails. */
+    parse_timeout: duration().pipe(z.number().min(100, 'must be at least 100ms')).default(60_000),
+    /** Heap of one file's parse thread; a document that needs more fails with file_too_large. */
+    parse_memory_limit: byteSize()
+      .pipe(z.number().min(32 * 1024 * 1024, 'must be at least 32MB'))
+      .default(512 * 1024 * 1024),
+    /** Bytes a compressed document (DOCX) may expand to: a zip bomb fails before it is inflated. */
+    max_decompressed_size: byteSize().default(256 * 1024 * 1024),
+    /** Pages of one PDF, counted before its text is read. */
+    max_pages: integer(1, 1_000_000).default(2000),
+    /** Characters of text one file may yield. */
+    max_extracted_characters: integer(1, 500_000_000).default(100_000_000),
     /** Ingestion jobs this process runs at once (each replica runs its own workers). */
     workers: integer(1, 64).default(2),
     /** How often idle workers look for new jobs (jobs created on this replica start at once). */
@@ -121,6 +134,7 @@ export interface FileSearchSettings {
   chunkOverlap: number;
   maxResults: number;
   maxFileSize: number;
+  parseLimits: ParseLimits;
   workers: number;
   pollIntervalMs: number;
   jobLeaseMs: number;
@@ -156,6 +170,13 @@ export function resolveFileSearchSettings(
     chunkOverlap: section.chunk_overlap,
     maxResults: section.max_results,
     maxFileSize: section.max_file_size,
+    parseLimits: {
+      timeoutMs: section.parse_timeout,
+      memoryLimitBytes: section.parse_memory_limit,
+      maxDecompressedBytes: section.max_decompressed_size,
+      maxPages: section.max_pages,
+      maxExtractedCharacters: section.max_extracted_characters,
+    },
     workers: section.workers,
     pollIntervalMs: section.poll_interval,
     jobLeaseMs: section.job_lease,

@@ -25,7 +25,8 @@ export class FilesController {
     summary: 'Upload a file',
     description:
       'Multipart upload (`file`, `purpose`). The bytes are streamed into the database; a file over ' +
-      '`builtins.file_search.max_file_size` (default 50 MB) answers 413.',
+      '`builtins.file_search.max_file_size` (default 50 MB) answers 413 as soon as it passes the limit, ' +
+      'and nothing of it is kept.',
   })
   @ApiConsumes('multipart/form-data')
   @ApiBody({ type: UploadFileDto })

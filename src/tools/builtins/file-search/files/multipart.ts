@@ -5,6 +5,12 @@ import { ApiError } from '../../../../common/api-error';
 
 /** Room for the other form fields and the multipart framing beyond the file itself. */
 const FORM_OVERHEAD = 1024 * 1024;
+/**
+ * After a refusal the rest of the body is read and dropped only this far, so the client (still sending)
+ * can read the answer before the connection is closed; an endless upload costs no more than this.
+ */
+const DRAIN_BYTES = 4 * 1024 * 1024;
+const DRAIN_MS = 5000;
 
 export interface IncomingFile {
   stream: Readable;
@@ -14,7 +20,10 @@ export interface IncomingFile {
 
 export interface MultipartOptions<T> {
   maxFileSize: number;
-  /** Consumes the file stream to its end (it must, even past maxFileSize) and returns what was stored. */
+  /**
+   * Consumes the file stream to its end and returns what was stored. The stream is destroyed when the file
+   * passes maxFileSize: `store` then removes what it wrote and rejects.
+   */
   store(file: IncomingFile): Promise<T>;
   /** Removes what `store` kept when the upload is refused after all. */
   discard(stored: T): Promise<void>;
@@ -36,7 +45,8 @@ export const tooLarge = (maxFileSize: number) =>
 
 /**
  * Reads a multipart/form-data upload with busboy, streaming the `file` part into `store` while the other
- * fields are collected. Only one part of the file is ever buffered; an oversized upload answers 413.
+ * fields are collected. Only one part of the file is ever buffered; an upload answers 413 as soon as it passes
+ * the limit, with what was stored of it removed.
  */
 export async function readMultipart<T>(request: Request, options: MultipartOptions<T>): Promise<MultipartForm<T>> {
   if (!request.is('multipart/form-data')) {
@@ -44,8 +54,7 @@ export async function readMultipart<T>(request: Request, options: MultipartOptio
   }
   const declared = Number(request.headers['content-length']);
   if (Number.isFinite(declared) && declared > options.maxFileSize + FORM_OVERHEAD) {
-    // Read and drop the body so the connection stays usable and the client sees the answer.
-    request.resume();
+    drainBoundedly(request);
     throw tooLarge(options.maxFileSize);
   }
   let parser: busboy.Busboy;
@@ -56,7 +65,7 @@ export async function readMultipart<T>(request: Request, options: MultipartOptio
       limits: { fileSize: options.maxFileSize + 1, files: 1, fields: 32, fieldSize: 64 * 1024, parts: 40 },
     });
   } catch (error) {
-    request.resume();
+    drainBoundedly(request);
     throw ApiError.invalid(`Invalid multipart request: ${(error as Error).message}`, 'file');
   }
   const fields: Record<string, string> = {};
@@ -71,7 +80,12 @@ export async function readMultipart<T>(request: Request, options: MultipartOptio
         stream.resume();
         return;
       }
-      stream.on('limit', () => (truncated = true));
+      // Past the limit nothing more is read: the answer is 413 now, not when the client stops sending.
+      stream.on('limit', () => {
+        truncated = true;
+        stream.destroy();
+        reject(tooLarge(options.maxFileSize));
+      });
       stored = options.store({ stream, filename: info.filename ?? 'file', mimeType: info.mimeType });
       // Whatever happens to the store, the stream must be drained for the form to finish.
       stored.catch(() => stream.resume());
@@ -93,7 +107,9 @@ export async function readMultipart<T>(request: Request, options: MultipartOptio
     await finished;
   } catch (error) {
     request.unpipe(parser);
-    request.resume();
+    parser.destroy();
+    drainBoundedly(request);
+    // `store` removes its own partial file when its stream is cut short; a finished one is discarded here.
     if (stored) await stored.then(options.discard, () => undefined);
     throw error;
   }
@@ -106,6 +122,41 @@ export async function readMultipart<T>(request: Request, options: MultipartOptio
     throw refusal;
   }
   return { fields, file: file as T };
+}
+
+/**
+ * Deals with the rest of a refused request's body. Until the answer is written nothing more is read (the
+ * client is held back by TCP); then the rest is read and dropped up to DRAIN_BYTES or DRAIN_MS, so the client
+ * can read the answer while still sending, and the connection is closed. A body without end costs no more.
+ */
+function drainBoundedly(request: Request): void {
+  if (request.complete) return;
+  request.pause();
+  // No `Connection: close`: Node would close the socket as soon as the answer is written, and the reset of
+  // a socket with unread input can reach the client before the answer does.
+  let started = false;
+  const drain = () => {
+    if (started) return;
+    started = true;
+    let drained = 0;
+    const close = () => {
+      clearTimeout(timer);
+      request.socket.destroy();
+    };
+    const timer = setTimeout(close, DRAIN_MS);
+    timer.unref();
+    request.on('data', (chunk: Buffer) => {
+      drained += chunk.length;
+      if (drained > DRAIN_BYTES) close();
+    });
+    request.once('end', () => clearTimeout(timer));
+    request.once('close', () => clearTimeout(timer));
+    request.resume();
+  };
+  const response = request.res;
+  if (!response || response.writableFinished) return drain();
+  response.once('finish', drain);
+  response.once('close', drain);
 }
 
 function missingFile(): ApiError {

@@ -9,7 +9,7 @@ import { FileSearchMetrics } from '../file-search.metrics';
 import { chunkText, Chunk } from './chunker';
 import { IngestionError } from './ingestion-error';
 import { IngestionQueue } from './ingestion.queue';
-import { extractText } from './parsers';
+import { parseInThread } from './parse-thread';
 import { VectorIndex } from './vector-index';
 
 /** A claimed job: the vector store file row's fields the worker needs. */
@@ -183,7 +183,7 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
     signal: AbortSignal,
   ): Promise<{ chunks: number; usageBytes: number }> {
     const bytes = await this.files.readAll(file);
-    const text = await extractText(file.filename, bytes);
+    const text = await parseInThread(file.filename, bytes, this.settings.parseLimits, signal);
     signal.throwIfAborted();
     let written = 0;
     let usageBytes = 0;

@@ -4,8 +4,10 @@ import mammoth from 'mammoth';
 import { extname } from 'node:path';
 import { PDFParse } from 'pdf-parse';
 import { IngestionError } from './ingestion-error';
+import type { ParseLimits } from './parse-limits';
+import { checkZipExpansion } from './zip-limits';
 
-type Parser = (bytes: Buffer) => Promise<string>;
+type Parser = (bytes: Buffer, limits: ParseLimits) => Promise<string>;
 
 const utf8 = (bytes: Buffer): string => {
   if (bytes.includes(0)) throw new IngestionError('invalid_file', 'The file is not text: it contains NUL bytes');
@@ -50,12 +52,21 @@ const json: Parser = async (bytes) => {
   }
 };
 
-const pdf: Parser = async (bytes) => {
+/** The page count comes from the document's page tree, before any page is read: text extraction costs per page. */
+const pdf: Parser = async (bytes, limits) => {
   const parser = new PDFParse({ data: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length) });
   try {
+    const { total } = await parser.getInfo();
+    if (total > limits.maxPages) {
+      throw new IngestionError(
+        'file_too_large',
+        `The PDF has ${total} pages; at most ${limits.maxPages} are indexed per file (builtins.file_search.max_pages)`,
+      );
+    }
     const result = await parser.getText({ pageJoiner: '' });
     return result.text;
   } catch (error) {
+    if (error instanceof IngestionError) throw error;
     throw new IngestionError('invalid_file', `The PDF file cannot be read: ${(error as Error).message}`);
   } finally {
     // Freeing the parser's memory; the text (or the error above) is the result either way.
@@ -63,7 +74,8 @@ const pdf: Parser = async (bytes) => {
   }
 };
 
-const docx: Parser = async (bytes) => {
+const docx: Parser = async (bytes, limits) => {
+  await checkZipExpansion(bytes, limits.maxDecompressedBytes);
   try {
     return (await mammoth.extractRawText({ buffer: bytes })).value;
   } catch (error) {
@@ -71,7 +83,7 @@ const docx: Parser = async (bytes) => {
   }
 };
 
-/** Parsers by file extension: the formats file_search indexes (issue 7). */
+/** Parsers by file extension: the formats file_search indexes. */
 const PARSERS: Record<string, Parser> = {
   '.txt': text,
   '.text': text,
@@ -89,9 +101,10 @@ export const SUPPORTED_EXTENSIONS = Object.keys(PARSERS);
 
 /**
  * The text of a file, chosen by its extension. Unknown formats fail with `unsupported_file`; a file that
- * cannot be read as its format claims, or holds no text, with `invalid_file`.
+ * cannot be read as its format claims, or holds no text, with `invalid_file`; one past `limits`, with `file_too_large`.
+ * Runs inside a parse thread (parse-thread.ts), which enforces the time and memory limits.
  */
-export async function extractText(filename: string, bytes: Buffer): Promise<string> {
+export async function extractText(filename: string, bytes: Buffer, limits: ParseLimits): Promise<string> {
   const extension = extname(filename).toLowerCase();
   const parser = PARSERS[extension];
   if (!parser) {
@@ -101,9 +114,17 @@ export async function extractText(filename: string, bytes: Buffer): Promise<stri
       `${kind} are not supported for file search; supported: ${SUPPORTED_EXTENSIONS.join(', ')}`,
     );
   }
+  const raw = await parser(bytes, limits);
+  if (raw.length > limits.maxExtractedCharacters) {
+    throw new IngestionError(
+      'file_too_large',
+      `The file yields more than ${limits.maxExtractedCharacters} characters of text ` +
+        '(builtins.file_search.max_extracted_characters)',
+    );
+  }
   // Postgres text cannot hold NUL; other control characters are noise for search.
   // eslint-disable-next-line no-control-regex -- control characters are exactly what is removed
-  const extracted = (await parser(bytes)).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, ' ');
+  const extracted = raw.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, ' ');
   if (!/\S/.test(extracted)) throw new IngestionError('invalid_file', 'The file contains no text to index');
   return extracted;
 }

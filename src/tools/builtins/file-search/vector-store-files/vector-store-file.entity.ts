@@ -1,7 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 export type VectorStoreFileStatus = 'in_progress' | 'completed' | 'cancelled' | 'failed';
-export type IngestionErrorCode = 'server_error' | 'unsupported_file' | 'invalid_file';
+export type IngestionErrorCode = 'server_error' | 'unsupported_file' | 'invalid_file' | 'file_too_large';
 export type Attributes = Record<string, string | number | boolean>;
 
 const bigintNumber = { to: (v: number) => v, from: (v: string) => Number(v) };

@@ -84,7 +84,7 @@ export class CreateFileBatchDto {
 }
 
 class LastErrorDto {
-  @ApiProperty({ enum: ['server_error', 'unsupported_file', 'invalid_file'] }) code: string;
+  @ApiProperty({ enum: ['server_error', 'unsupported_file', 'invalid_file', 'file_too_large'] }) code: string;
   @ApiProperty({ example: 'Files of type .exe are not supported for file search' }) message: string;
 }
 
