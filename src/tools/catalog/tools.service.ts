@@ -6,9 +6,11 @@ import { formatViolations, JsonSchemaValidator } from '../../common/json-schema'
 import { ListPage } from '../../common/list.dto';
 import { paginate } from '../../common/paginate';
 import type { Identity } from '../../tenancy/request-context';
+import { AppConfig } from '../../config/app-config';
 import type { ToolSource } from './catalog.types';
 import { CatalogState } from './catalog-state';
 import { contentHash } from './content-hash';
+import { OfferedContent, oversizedField } from './content-limits';
 import { effectiveEntries } from './effective-tools';
 import { SYSTEM_REVIEWER, ToolReviewService } from './tool-review.service';
 import { presentTool } from './tool.presenter';
@@ -29,12 +31,14 @@ export class ToolsService {
     private readonly state: CatalogState,
     private readonly reviews: ToolReviewService,
     private readonly schemas: JsonSchemaValidator,
+    private readonly config: AppConfig,
   ) {
     this.tools = dataSource.getRepository(ToolEntity);
   }
 
   async create(caller: Identity, input: CreateToolDto): Promise<ToolDto> {
     const source = checkedSource(input.source);
+    this.checkSize(input);
     this.checkSchema(input.schema);
     if (input.security_status && input.security_status !== 'unreviewed' && caller.role !== 'admin') {
       throw ApiError.forbidden('Only admins may set security_status; new tools start unreviewed', 'admin_required');
@@ -148,6 +152,7 @@ export class ToolsService {
       const tool = await repo.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
       if (!tool || !(await this.canSee(caller, tool))) throw ApiError.notFound('tool', id, 'id');
       this.checkUpdateRights(caller, tool, input);
+      this.checkSize(input);
       if (input.schema) this.checkSchema(input.schema);
       const contentChanged =
         (input.description !== undefined && input.description !== tool.description) ||
@@ -239,12 +244,18 @@ export class ToolsService {
     }
   }
 
+  private checkSize(content: OfferedContent): void {
+    const oversized = oversizedField(content, this.config.catalog);
+    if (oversized) throw ApiError.invalid(oversized.message, oversized.param, 'too_large');
+  }
+
   private checkSchema(schema: Record<string, unknown>): void {
     const violations = this.schemas.checkSchema(schema);
     if (violations.length > 0)
       throw ApiError.invalid(
         `schema is not a valid JSON Schema: ${formatViolations(violations)}`,
-        'schema',
+        // The offending keyword, e.g. schema.properties.q.pattern.
+        `schema${violations[0].path.slice(1)}`,
         'invalid_schema',
       );
     if (schema.type !== undefined && schema.type !== 'object') {
