@@ -2,9 +2,15 @@ import 'reflect-metadata';
 import { run as fileSearch } from './file-search.bench';
 import { run as invocation } from './invocation.bench';
 import { run as mcp } from './mcp.bench';
+import { run as untrustedInput } from './untrusted-input.bench';
 
 /** `npm run bench [name...]`: every benchmark, or the named ones, each printing ratios against its own baseline. */
-const BENCHMARKS: Record<string, () => Promise<void>> = { invocation, mcp, 'file-search': fileSearch };
+const BENCHMARKS: Record<string, () => Promise<void>> = {
+  invocation,
+  mcp,
+  'file-search': fileSearch,
+  'untrusted-input': untrustedInput,
+};
 
 async function main(): Promise<void> {
   const wanted = process.argv.slice(2);
