@@ -46,7 +46,7 @@ function redos(): void {
 function review(label: string, subject: Partial<ReviewSubject>): number {
   const full: ReviewSubject = { name: 'bench_tool', description: '', schema: {}, permissions: [], ...subject };
   const elapsed = time(() => autoReview(full, ['read_file', 'send_email', 'search_docs']), 1);
-  console.log(`  ${label.padEnd(58)} ${ms(elapsed)}`);
+  console.log(`  ${label.padEnd(66)} ${ms(elapsed)}`);
   return elapsed;
 }
 
