@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, Repository } from 'typeorm';
 import { ApiError } from '../../common/api-error';
 import { newId } from '../../common/ids';
-import { formatViolations, JsonSchemaValidator } from '../../common/json-schema';
+import { formatViolations, JsonSchemaValidator, schemaProblems } from '../../common/json-schema';
 import { ListPage } from '../../common/list.dto';
 import { paginate } from '../../common/paginate';
 import type { Identity } from '../../tenancy/request-context';
@@ -250,12 +250,19 @@ export class ToolsService {
   }
 
   private checkSchema(schema: Record<string, unknown>): void {
+    // A pattern that cannot run in linear time, or nesting too deep: `param` names the keyword.
+    const problem = schemaProblems(schema)[0];
+    if (problem)
+      throw ApiError.invalid(
+        `schema is refused: ${formatViolations([problem])}`,
+        `schema${problem.path.slice(1)}`,
+        'invalid_schema',
+      );
     const violations = this.schemas.checkSchema(schema);
     if (violations.length > 0)
       throw ApiError.invalid(
         `schema is not a valid JSON Schema: ${formatViolations(violations)}`,
-        // The offending keyword, e.g. schema.properties.q.pattern.
-        `schema${violations[0].path.slice(1)}`,
+        'schema',
         'invalid_schema',
       );
     if (schema.type !== undefined && schema.type !== 'object') {
