@@ -268,7 +268,8 @@ function checkParameters(subject: ReviewSubject, parameters: ParameterInfo[], fi
       );
     }
 
-    const takesCode = nameWords.some((w) => CODE_WORDS.has(w)) || RUNS_AS_CODE.test(p.description);
+    const runsAsCode = RUNS_AS_CODE.test(p.description);
+    const takesCode = nameWords.some((w) => CODE_WORDS.has(w)) || runsAsCode;
     const takesLocation =
       nameWords.some((w) => PATH_WORDS.has(w) || URL_WORDS.has(w)) || OTHER_DANGEROUS_DESCRIPTIONS.test(p.description);
     if ((takesCode || takesLocation) && !isRestricted(p.schema, true)) {
@@ -279,7 +280,7 @@ function checkParameters(subject: ReviewSubject, parameters: ParameterInfo[], fi
         `confine ${p.path} (allow-listed values or a strict pattern) and review what the tool does with it`,
       );
     }
-    if (RUNS_AS_CODE.test(p.description) && dataProcessing && !admitsExecution) {
+    if (runsAsCode && dataProcessing && !admitsExecution) {
       findings.add(
         'hidden_capability',
         30,
@@ -614,7 +615,7 @@ function checkText(
   }
   // Match against what a model reads: invisible characters removed, compatibility forms folded.
   // The tool's own name reads as "this tool", so that "route every search through safe_search" is self-reference.
-  let text = raw.normalize('NFKC').replace(INVISIBLE_GLOBAL, '');
+  let text = PLAIN_TEXT.test(raw) ? raw : raw.normalize('NFKC').replace(INVISIBLE_GLOBAL, '');
   if (selfName) text = text.replace(selfName, '$1this tool');
 
   for (const sentence of sentences(text)) {
@@ -1110,9 +1111,12 @@ const INVISIBLE_SOURCE =
   '[\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F-\\u009F\\u00AD\\u115F\\u1160\\u180E\\u200B-\\u200F\\u202A-\\u202E\\u2060-\\u2064\\u2066-\\u2069\\u206A-\\u206F\\u3164\\uFEFF\\uFFA0\\uFFF9-\\uFFFB]' +
   '|\\u034F|\\u17B4|\\u17B5|\\p{Variation_Selector}|[\\u{E0000}-\\u{E007F}]|[\\u{1D173}-\\u{1D17A}]';
 const INVISIBLE_GLOBAL = new RegExp(INVISIBLE_SOURCE, 'gu');
+/** Printable ASCII, tabs and line breaks: nothing hidden, nothing for NFKC to fold (most texts; a fast path). */
+const PLAIN_TEXT = /^[\t\n\r\x20-\x7e]*$/;
 
 /** Describes the hidden characters in a text, or '' if there are none worth flagging. */
 function hiddenCharacters(text: string): string {
+  if (PLAIN_TEXT.test(text)) return '';
   // Emoji legitimately use a zero-width joiner between pictographs and one variation selector after a symbol.
   const stripped = text
     .replace(/(\p{Extended_Pictographic}\p{Emoji_Modifier}?)\uFE0F?\u200D(?=\p{Extended_Pictographic})/gu, '$1')
