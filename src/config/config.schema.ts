@@ -168,6 +168,13 @@ export const configSchema = z
         mandatory_review_threshold: integer().pipe(z.number().min(0).max(100)).default(70),
         /** When set, new tools scoring at least this much are approved automatically. Off by default. */
         auto_approve_score: integer().pipe(z.number().min(0).max(100)).optional(),
+        /**
+         * Longest tool description accepted, in characters, at registration and from MCP discovery: the automated
+         * review reads every character, so this bounds its cost.
+         */
+        max_description_length: integer().pipe(z.number().min(256).max(1_048_576)).default(16_384),
+        /** Largest input or output schema accepted, in bytes of JSON, at registration and from MCP discovery. */
+        max_schema_bytes: integer().pipe(z.number().min(1024).max(4_194_304)).default(131_072),
       })
       .strict()
       .prefault({}),

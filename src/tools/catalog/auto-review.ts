@@ -1,5 +1,6 @@
 import { distance } from 'fastest-levenshtein';
 import type { AutoReviewResult, Permission } from './catalog.types';
+import { nonLinearPatternRisk } from './pattern-risk';
 
 /** What the automated checks look at. */
 export interface ReviewSubject {
@@ -39,7 +40,11 @@ export function autoReview(subject: ReviewSubject, otherToolNames: string[] = []
 
   checkParameters(subject, parameters, findings);
   checkPermissions(subject, parameters, findings);
-  for (const { where, text } of texts) checkText(where, text, subject.name, others, findings);
+  checkPatterns(subject.schema, '$', findings);
+  checkPatterns(subject.outputSchema, 'output $', findings);
+  // Compiled once: a schema can carry thousands of texts.
+  const selfName = subject.name ? new RegExp(`(^|[^\\w-])${escapeRegExp(subject.name)}(?![\\w-])`, 'gi') : undefined;
+  for (const { where, text } of texts) checkText(where, text, selfName, others, findings);
   checkName(subject, others, findings);
 
   return findings.summarize();
@@ -57,6 +62,8 @@ const CAPS = {
   poisoning: 100,
   exfiltration: 60,
   impersonation: 60,
+  /** Patterns that a backtracking engine (the tool's own server may use one) can take exponential time on. */
+  unsafe_pattern: 20,
   /** URLs, addresses and file names merely mentioned: documentation links are common. */
   mentions: 6,
 };
@@ -75,10 +82,12 @@ interface Finding {
 
 class Findings {
   private readonly list: Finding[] = [];
+  private readonly flags = new Set<string>();
 
   add(kind: Kind, penalty: number, flag: string, suggestion: string): void {
     // The same finding reached through two routes (anyOf branches, repeated $defs) counts once.
-    if (this.list.some((f) => f.flag === flag)) return;
+    if (this.flags.has(flag)) return;
+    this.flags.add(flag);
     this.list.push({ kind, penalty, flag, suggestion });
   }
 
@@ -259,7 +268,8 @@ function checkParameters(subject: ReviewSubject, parameters: ParameterInfo[], fi
       );
     }
 
-    const takesCode = nameWords.some((w) => CODE_WORDS.has(w)) || RUNS_AS_CODE.test(p.description);
+    const runsAsCode = RUNS_AS_CODE.test(p.description);
+    const takesCode = nameWords.some((w) => CODE_WORDS.has(w)) || runsAsCode;
     const takesLocation =
       nameWords.some((w) => PATH_WORDS.has(w) || URL_WORDS.has(w)) || OTHER_DANGEROUS_DESCRIPTIONS.test(p.description);
     if ((takesCode || takesLocation) && !isRestricted(p.schema, true)) {
@@ -270,7 +280,7 @@ function checkParameters(subject: ReviewSubject, parameters: ParameterInfo[], fi
         `confine ${p.path} (allow-listed values or a strict pattern) and review what the tool does with it`,
       );
     }
-    if (RUNS_AS_CODE.test(p.description) && dataProcessing && !admitsExecution) {
+    if (runsAsCode && dataProcessing && !admitsExecution) {
       findings.add(
         'hidden_capability',
         30,
@@ -311,7 +321,11 @@ function containsSequence(haystack: string[], sequence: string[]): boolean {
   return false;
 }
 
+/** First words of the secret sequences: most names contain none, and need not be matched against each sequence. */
+const SECRET_FIRST_WORDS = new Set(SECRET_WORD_SEQUENCES.map((sequence) => sequence[0]));
+
 function isSecretName(nameWords: string[]): boolean {
+  if (!nameWords.some((w) => SECRET_FIRST_WORDS.has(w))) return false;
   for (const sequence of SECRET_WORD_SEQUENCES) {
     for (let i = 0; i + sequence.length <= nameWords.length; i++) {
       if (!sequence.every((w, j) => nameWords[i + j] === w)) continue;
@@ -323,6 +337,29 @@ function isSecretName(nameWords: string[]): boolean {
     }
   }
   return false;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Patterns
+
+function checkPatterns(schema: unknown, path: string, findings: Findings): void {
+  walk(schema, path, (node, nodePath) => {
+    const patterns: [string, string][] = [];
+    if (typeof node.pattern === 'string') patterns.push([`pattern of ${nodePath}`, node.pattern]);
+    const patternProperties = node.patternProperties;
+    if (patternProperties && typeof patternProperties === 'object' && !Array.isArray(patternProperties))
+      for (const key of Object.keys(patternProperties)) patterns.push([`patternProperties of ${nodePath}`, key]);
+    for (const [where, pattern] of patterns) {
+      const risk = nonLinearPatternRisk(pattern);
+      if (!risk) continue;
+      findings.add(
+        'unsafe_pattern',
+        10,
+        `${where} can take exponential time to match (${risk}): ${JSON.stringify(excerpt(pattern, 60))}`,
+        `rewrite the ${where} without nested quantifiers, overlapping alternatives, backreferences or lookaround; a server that validates with it can be stalled by one request`,
+      );
+    }
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -431,10 +468,13 @@ const OVERRIDE: RegExp[] = [
   /\b(comply with|fulfil+|answer|honou?r|execute)\b.{0,20}\b(every|all|any)\b.{0,30}\bwithout (any )?(restrictions?|limits?|limitations|filter(s|ing)?|refusals?|safety)\b/i,
 ];
 /** Markup that poses as a higher-priority channel, or that renderers hide. */
+// Written so that each starting point scans a bounded or disjoint stretch: no two adjacent `\s*` around an
+// optional `/`, a tag ends at the next `<` or `>`, a run of `#` is tried from its first `#` only, and a line
+// start skips only spaces and tabs (blank lines before it start a line of their own).
 const FAKE_CHANNEL: RegExp[] = [
-  /<\s*\/?\s*(important|system|sys|instructions?|secret|hidden|admin|assistant|critical|urgent|priority|override|directive|rules?|prompt|im_start|im_end)\b[^>]*>/i,
-  /\[\s*\/?\s*(system|inst|admin|important|sys)\s*\]|<<\s*\/?sys\s*>>|#{2,}\s*(system|instructions?)\b/i,
-  /(^|\n)\s*(system|assistant|sys)\s*:/i,
+  /<\s*(?:\/\s*)?(important|system|sys|instructions?|secret|hidden|admin|assistant|critical|urgent|priority|override|directive|rules?|prompt|im_start|im_end)\b[^<>]*>/i,
+  /\[\s*(?:\/\s*)?(system|inst|admin|important|sys)\s*\]|<<\s*\/?sys\s*>>|(?<!#)#{2,}\s*(system|instructions?)\b/i,
+  /(^|\n)[^\S\n]*(system|assistant|sys)\s*:/i,
 ];
 const HTML_COMMENT = /<!--[\s\S]*?(-->|$)/;
 
@@ -449,6 +489,16 @@ const PASSIVE_MOVE =
   /\b(be|is|are|been|being|get|gets)\s+(\w+\s+)?(included|attached|appended|prepended|embedded|inserted|put|placed|passed|provided|supplied|filled|populated|pasted|copied|sent|uploaded|forwarded|posted|transmitted|shared|mirrored|added|given|reported|set|stored|saved|kept|logged|archived|carried|recorded)\b/gi;
 const NEGATION =
   /\b(do not|don'?t|never|avoid|must not|mustn'?t|should not|shouldn'?t|not|no|without|nor)\b[^.]{0,30}$/i;
+/** The longest text NEGATION can match ("should not" and 30 more characters), and one character for its \b. */
+const NEGATION_REACH = 42;
+
+/**
+ * Whether the text just before `index` negates what follows. Only the last NEGATION_REACH characters can
+ * matter: testing the whole prefix at each of a sentence's matches would cost its length squared.
+ */
+function negatedAt(text: string, index: number): boolean {
+  return NEGATION.test(text.slice(Math.max(0, index - NEGATION_REACH), index));
+}
 /** Files that hold credentials or agent configuration. */
 const SENSITIVE_PATH = anyOf(
   'i',
@@ -506,7 +556,8 @@ const SHADOW_ACTION =
   /\b(change|replace|redirect|route|rewrite|modify|alter|swap|add|prepend|append|insert|include|attach|bcc|cc|send|forward|copy|set|disable|skip|remove|delete)\b/gi;
 
 const URL_PATTERN = /\bhttps?:\/\/[^\s"'<>)\]}]+[^\s"'<>)\]}.,;:!?]/gi;
-const EMAIL = /\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b/g;
+/** The local part is at most 64 characters (RFC 5321): unbounded, a long dotted run would be rescanned from each word. */
+const EMAIL = /\b[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b/g;
 /**
  * Sending, as an instruction ("send", "POST … to") or as what happens to the data ("is uploaded to", "should go
  * to"). Third-person forms ("sends", "uploads") are left out: they describe what the tool itself does with its
@@ -515,8 +566,10 @@ const EMAIL = /\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}
 const TRANSMIT =
   /\b(send|sent|post|posted|upload|uploaded|forward|forwarded|report|reported|submit|submitted|transmit|transmitted|copy|copied|mirror|mirrored|sync|synced|log|logged|beacon|e-?mail|e-?mailed|mailed|bcc|cc|deliver|delivered|push|pushed|relay|relayed|share|shared|export|exported|stream|streamed|go|goes|routed|dispatched|archived)\b/i;
 const TRANSMIT_GLOBAL = new RegExp(TRANSMIT.source, 'gi');
+/** How far before an endpoint a sending verb makes it a destination. */
+const VERB_REACH = 100;
 /** A query-string slot the model fills in: ?d={summary of the chat}, ?k=$TOKEN, ?x=<secret>. */
-const QUERY_SLOT = /^\S*?[?&#][^=\s]*=\s*(\{\{?[^{}\n]{1,80}\}?|\$\{?\w+\}?|<[^<>\n]{1,80}>|\[[^[\]\n]{1,80}\])/;
+const QUERY_SLOT = /^\S*?[?&#][^=\s?&#]*=\s*(\{\{?[^{}\n]{1,80}\}?|\$\{?\w+\}?|<[^<>\n]{1,80}>|\[[^[\]\n]{1,80}\])/;
 /** A host-name slot: "<hex of the question>.q.dnslog.example" (DNS exfiltration). */
 const HOST_SLOT = /(\{\{?[^{}\n]{1,60}\}\}?|<[^<>\n]{1,60}>|\$\{?\w+\}?)\.([a-z0-9-]+\.)+[a-z]{2,}\b/i;
 /** What a slot holds when it leaks context rather than the tool's own arguments (?q={query} is ordinary). */
@@ -543,7 +596,13 @@ const EXECUTABLE_PAYLOAD = anyOf('i', [
 const DECODE_AND_FOLLOW =
   /\b(decode|base64|unhex|deobfuscate|reverse)\b.{0,60}\b(follow|do|execute|run|obey|apply|carry out|act on)\b/i;
 
-function checkText(where: string, raw: string, self: string, others: string[], findings: Findings): void {
+function checkText(
+  where: string,
+  raw: string,
+  selfName: RegExp | undefined,
+  others: string[],
+  findings: Findings,
+): void {
   if (!raw) return;
   const hidden = hiddenCharacters(raw);
   if (hidden) {
@@ -556,8 +615,8 @@ function checkText(where: string, raw: string, self: string, others: string[], f
   }
   // Match against what a model reads: invisible characters removed, compatibility forms folded.
   // The tool's own name reads as "this tool", so that "route every search through safe_search" is self-reference.
-  let text = raw.normalize('NFKC').replace(INVISIBLE_GLOBAL, '');
-  if (self) text = text.replace(new RegExp(`(^|[^\\w-])${escapeRegExp(self)}(?![\\w-])`, 'gi'), '$1this tool');
+  let text = PLAIN_TEXT.test(raw) ? raw : raw.normalize('NFKC').replace(INVISIBLE_GLOBAL, '');
+  if (selfName) text = text.replace(selfName, '$1this tool');
 
   for (const sentence of sentences(text)) {
     if (affirmative(CONCEALMENT, sentence)) {
@@ -597,7 +656,7 @@ function checkText(where: string, raw: string, self: string, others: string[], f
     }
     const changesOtherTools =
       OTHER_TOOL_IN_USE.some((p) => p.test(sentence)) &&
-      [...sentence.matchAll(SHADOW_ACTION)].some(
+      allMatches(SHADOW_ACTION, sentence).some(
         (m) => !NEGATION.test(sentence.slice(Math.max(0, m.index - 25), m.index)),
       );
     if (changesOtherTools) {
@@ -654,19 +713,25 @@ function checkText(where: string, raw: string, self: string, others: string[], f
 const NEGATED_BEFORE =
   /\b(do not|don'?t|never|must not|mustn'?t|should not|shouldn'?t|not|no|avoid|nor)\s+(\w+\s+){0,2}$/i;
 
+/** Global copies of the instruction patterns, compiled once rather than for every sentence. */
+const GLOBAL_COPIES = new Map<RegExp, RegExp>(
+  [...CONCEALMENT, ...OVERRIDE].map((pattern) => [pattern, new RegExp(pattern.source, 'gi')]),
+);
+
 /** Whether one of the patterns matches where it is not itself negated. */
 function affirmative(patterns: RegExp[], sentence: string): boolean {
-  return patterns.some((pattern) =>
-    [...sentence.matchAll(new RegExp(pattern.source, 'gi'))].some(
-      (m) => !NEGATED_BEFORE.test(sentence.slice(Math.max(0, m.index - 30), m.index)),
-    ),
+  return patterns.some(
+    (pattern) =>
+      pattern.test(sentence) &&
+      allMatches(GLOBAL_COPIES.get(pattern)!, sentence).some(
+        (m) => !NEGATED_BEFORE.test(sentence.slice(Math.max(0, m.index - 30), m.index)),
+      ),
   );
 }
 
 function dataGrab(sentence: string): { verb: string; what: string; path: boolean } | undefined {
-  for (const match of sentence.matchAll(MOVE)) {
-    const before = sentence.slice(0, match.index);
-    if (NEGATION.test(before)) continue;
+  for (const match of allMatches(MOVE, sentence)) {
+    if (negatedAt(sentence, match.index)) continue;
     const after = sentence.slice(match.index + match[0].length, match.index + match[0].length + 90);
     const path = SENSITIVE_PATH.exec(after)?.[0];
     if (path) return { verb: match[0].toLowerCase(), what: path.trim(), path: true };
@@ -677,7 +742,7 @@ function dataGrab(sentence: string): { verb: string; what: string; path: boolean
     const data = SENSITIVE_DATA.exec(after);
     if (data && owned(after, data)) return { verb: match[0].toLowerCase(), what: data[0], path: false };
   }
-  for (const match of sentence.matchAll(PASSIVE_MOVE)) {
+  for (const match of allMatches(PASSIVE_MOVE, sentence)) {
     const before = sentence.slice(Math.max(0, match.index - 90), match.index);
     if (NEGATION.test(before.slice(-25))) continue;
     const path = SENSITIVE_PATH.exec(before)?.[0];
@@ -688,9 +753,7 @@ function dataGrab(sentence: string): { verb: string; what: string; path: boolean
   // Pronouns break the verb-object pair ("needs the key material from the SSH folder; attach it as `blob`"):
   // sensitive data, an argument to put it in and a moving verb in one sentence are enough.
   if (ARGUMENT_SLOT.test(sentence)) {
-    const moves = [...sentence.matchAll(MOVE)].some(
-      (m) => !ABOUT_FILES.test(m[0]) && !NEGATION.test(sentence.slice(0, m.index)),
-    );
+    const moves = allMatches(MOVE, sentence).some((m) => !ABOUT_FILES.test(m[0]) && !negatedAt(sentence, m.index));
     const data = SENSITIVE_DATA.exec(sentence);
     if (moves && data && owned(sentence, data)) return { verb: 'put into an argument', what: data[0], path: false };
   }
@@ -716,23 +779,31 @@ function checkEndpoints(where: string, sentence: string, findings: Findings): vo
       `remove the host-name template from ${where}`,
     );
   }
-  const endpoints = [...(sentence.match(URL_PATTERN) ?? []), ...(sentence.match(EMAIL) ?? [])];
-  if (endpoints.length === 0) return;
-  for (const endpoint of endpoints) {
+  // Each endpoint with where it first appears. Every look around an endpoint below reads a bounded window,
+  // so that a sentence full of endpoints costs its length, not its length squared.
+  const firstAt = new Map<string, number>();
+  for (const match of [
+    ...allMatches(URL_PATTERN, sentence),
+    ...(sentence.includes('@') ? allMatches(EMAIL, sentence) : []),
+  ])
+    if (!firstAt.has(match[0]) || firstAt.get(match[0])! > match.index) firstAt.set(match[0], match.index);
+  for (const [endpoint, at] of firstAt) {
     const isEmail = !endpoint.includes('://');
     const host = isEmail ? endpoint.split('@')[1] : hostOf(endpoint);
-    const at = sentence.indexOf(endpoint);
     // The endpoint is where data goes: "send … to X", "uploaded to X", "add X to BCC", with the verb close by.
-    const verb = [...sentence.slice(0, at).matchAll(TRANSMIT_GLOBAL)].pop();
+    const windowStart = Math.max(0, at - VERB_REACH - 10);
+    const verb = allMatches(TRANSMIT_GLOBAL, sentence.slice(windowStart, at))
+      .map((m) => windowStart + m.index)
+      .filter((index) => at - index <= VERB_REACH)
+      .pop();
     const destination =
       verb !== undefined &&
-      at - verb.index <= 100 &&
-      !NEGATION.test(sentence.slice(0, verb.index)) &&
-      (/\b(to|into)\s+(\S+\s+){0,3}?[`'"(<]?$/i.test(sentence.slice(0, at)) ||
+      !negatedAt(sentence, verb) &&
+      (/\b(to|into)\s+(\S+\s+){0,3}?[`'"(<]?$/i.test(sentence.slice(Math.max(0, at - 200), at)) ||
         /^[`'">)]?\s+(to|in|as|on)\s+(the\s+)?(bcc|cc|recipients?|blind (carbon )?copy|carbon copy)\b/i.test(
-          sentence.slice(at + endpoint.length),
+          sentence.slice(at + endpoint.length, at + endpoint.length + 60),
         ));
-    const querySlot = isEmail ? null : QUERY_SLOT.exec(sentence.slice(at));
+    const querySlot = isEmail ? null : QUERY_SLOT.exec(sentence.slice(at, at + endpoint.length + 200));
     if (querySlot && leaksContext(querySlot[1])) {
       findings.add(
         'exfiltration',
@@ -788,7 +859,7 @@ function checkImpersonatingText(where: string, sentence: string, others: string[
     if (!/[-_0-9]|[a-z][A-Z]/.test(other) && !quoted) continue;
     const before = sentence.slice(Math.max(0, at - 30), at);
     const after = sentence
-      .slice(at + other.length)
+      .slice(at + other.length, at + other.length + 200)
       .split(/[.;!?]/)[0]
       .slice(0, 60);
     // "Use read_text_file instead" points away from this tool; "newer replacement for read_text_file" points to it.
@@ -1040,9 +1111,12 @@ const INVISIBLE_SOURCE =
   '[\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F-\\u009F\\u00AD\\u115F\\u1160\\u180E\\u200B-\\u200F\\u202A-\\u202E\\u2060-\\u2064\\u2066-\\u2069\\u206A-\\u206F\\u3164\\uFEFF\\uFFA0\\uFFF9-\\uFFFB]' +
   '|\\u034F|\\u17B4|\\u17B5|\\p{Variation_Selector}|[\\u{E0000}-\\u{E007F}]|[\\u{1D173}-\\u{1D17A}]';
 const INVISIBLE_GLOBAL = new RegExp(INVISIBLE_SOURCE, 'gu');
+/** Printable ASCII, tabs and line breaks: nothing hidden, nothing for NFKC to fold (most texts; a fast path). */
+const PLAIN_TEXT = /^[\t\n\r\x20-\x7e]*$/;
 
 /** Describes the hidden characters in a text, or '' if there are none worth flagging. */
 function hiddenCharacters(text: string): string {
+  if (PLAIN_TEXT.test(text)) return '';
   // Emoji legitimately use a zero-width joiner between pictographs and one variation selector after a symbol.
   const stripped = text
     .replace(/(\p{Extended_Pictographic}\p{Emoji_Modifier}?)\uFE0F?\u200D(?=\p{Extended_Pictographic})/gu, '$1')
@@ -1055,7 +1129,10 @@ function hiddenCharacters(text: string): string {
 
 /** Base64, hex or escape sequences long enough to carry a hidden message; URLs and identifiers excluded. */
 function encodedBlob(text: string): string | undefined {
-  const withoutUrls = text.replace(/\b[a-z][a-z0-9+.-]*:\/\/\S+/gi, ' ').replace(/data:[\w/+.-]+;base64,\S+/gi, ' ');
+  // A scheme is short: an unbounded one would rescan a long dotted run ("a.a.a…") from each of its words.
+  const withoutUrls = text
+    .replace(/\b[a-z][a-z0-9+.-]{0,31}:\/\/\S+/gi, ' ')
+    .replace(/data:[\w/+.-]+;base64,\S+/gi, ' ');
   for (const match of withoutUrls.matchAll(/[A-Za-z0-9+/_-]{40,}={0,2}/g)) {
     const run = match[0];
     const classes = [/[a-z]/, /[A-Z]/, /[0-9]/].filter((c) => c.test(run)).length;
@@ -1082,6 +1159,21 @@ function sentences(text: string): string[] {
     .split(/(?<=[.!?])\s+|\n\s*\n|\n(?=\s*(?:[-*•]|\d+[.)])\s)|(?<=:)\s*\n/)
     .map((s) => s.replace(/\s+/g, ' ').trim())
     .filter((s) => s.length > 0);
+}
+
+/**
+ * Every match of a global pattern. `String.prototype.matchAll` copies the RegExp on each call, which for
+ * the many patterns tried on every sentence cost more than the matching itself.
+ */
+function allMatches(pattern: RegExp, text: string): RegExpExecArray[] {
+  const found: RegExpExecArray[] = [];
+  pattern.lastIndex = 0;
+  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+    found.push(match);
+    if (match[0] === '') pattern.lastIndex++;
+  }
+  pattern.lastIndex = 0;
+  return found;
 }
 
 function excerpt(text: string, max = 100): string {

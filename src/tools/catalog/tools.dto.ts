@@ -158,10 +158,12 @@ export class CreateToolDto extends ToolFieldsDto {
   })
   name: string;
 
-  @ApiProperty({ example: 'List issues in a GitHub repository, filtered by state, labels, and assignee.' })
+  @ApiProperty({
+    example: 'List issues in a GitHub repository, filtered by state, labels, and assignee.',
+    description: 'At most catalog.max_description_length characters (16384 by default; longer: 400 too_large).',
+  })
   @IsString()
   @MinLength(1)
-  @MaxLength(4096)
   description: string;
 
   @ApiProperty({ type: ToolSourceDto })
@@ -170,7 +172,9 @@ export class CreateToolDto extends ToolFieldsDto {
   source: ToolSourceDto;
 
   @ApiProperty({
-    description: 'JSON Schema of the input parameters.',
+    description:
+      'JSON Schema of the input parameters, at most catalog.max_schema_bytes of JSON (131072 by default; larger: 400 too_large). ' +
+      'Patterns run on a linear-time engine: lookaround and backreferences are refused (400 invalid_schema).',
     example: {
       type: 'object',
       properties: { owner: { type: 'string', maxLength: 100 }, repo: { type: 'string', maxLength: 100 } },
@@ -190,15 +194,18 @@ export class CreateToolDto extends ToolFieldsDto {
 }
 
 export class UpdateToolDto extends ToolFieldsDto {
-  @ApiPropertyOptional({ example: 'List open issues of a repository.' })
+  @ApiPropertyOptional({
+    example: 'List open issues of a repository.',
+    description: 'At most catalog.max_description_length characters (16384 by default; longer: 400 too_large).',
+  })
   @IsOptional()
   @IsString()
   @MinLength(1)
-  @MaxLength(4096)
   description?: string;
 
   @ApiPropertyOptional({
-    description: 'JSON Schema of the input parameters. Changing it sends a reviewed tool back to review.',
+    description:
+      'JSON Schema of the input parameters (same limits as at registration). Changing it sends a reviewed tool back to review.',
   })
   @IsOptional()
   @IsObject()

@@ -1,14 +1,16 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
 import { DataSource, Repository } from 'typeorm';
 import { ApiError } from '../../common/api-error';
-import { formatViolations, JsonSchemaValidator } from '../../common/json-schema';
+import { formatViolations, JsonSchemaValidator, schemaProblems } from '../../common/json-schema';
 import { ListPage } from '../../common/list.dto';
 import { paginate } from '../../common/paginate';
 import type { Identity } from '../../tenancy/request-context';
+import { AppConfig } from '../../config/app-config';
 import type { ToolSource } from './catalog.types';
 import { newCatalogEntry } from './catalog-entry';
 import { CatalogState } from './catalog-state';
 import { contentHash } from './content-hash';
+import { OfferedContent, oversizedField } from './content-limits';
 import { effectiveEntries } from './effective-tools';
 import { SYSTEM_REVIEWER, ToolReviewService } from './tool-review.service';
 import { presentTool } from './tool.presenter';
@@ -29,6 +31,7 @@ export class ToolsService {
     private readonly state: CatalogState,
     private readonly reviews: ToolReviewService,
     private readonly schemas: JsonSchemaValidator,
+    private readonly config: AppConfig,
   ) {
     this.tools = dataSource.getRepository(ToolEntity);
   }
@@ -41,6 +44,7 @@ export class ToolsService {
         throw adminRequired('Only admins may set security_status; new tools start unreviewed', 'security_status');
     }
     const source = checkedSource(input.source);
+    this.checkSize(input);
     this.checkSchema(input.schema);
     const entity = newCatalogEntry({
       name: input.name,
@@ -140,6 +144,7 @@ export class ToolsService {
       const tool = await repo.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
       if (!tool || !(await this.canSee(caller, tool))) throw ApiError.notFound('tool', id, 'id');
       this.checkUpdateRights(caller, tool, input);
+      this.checkSize(input);
       if (input.schema) this.checkSchema(input.schema);
       const contentChanged =
         (input.description !== undefined && input.description !== tool.description) ||
@@ -231,7 +236,20 @@ export class ToolsService {
     }
   }
 
+  private checkSize(content: OfferedContent): void {
+    const oversized = oversizedField(content, this.config.catalog);
+    if (oversized) throw ApiError.invalid(oversized.message, oversized.param, 'too_large');
+  }
+
   private checkSchema(schema: Record<string, unknown>): void {
+    // A pattern that cannot run in linear time, or nesting too deep: `param` names the keyword.
+    const problem = schemaProblems(schema)[0];
+    if (problem)
+      throw ApiError.invalid(
+        `schema is refused: ${formatViolations([problem])}`,
+        `schema${problem.path.slice(1)}`,
+        'invalid_schema',
+      );
     const violations = this.schemas.checkSchema(schema);
     if (violations.length > 0)
       throw ApiError.invalid(

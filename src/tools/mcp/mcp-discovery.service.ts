@@ -3,6 +3,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Counter } from 'prom-client';
 import { DataSource, EntityManager } from 'typeorm';
 import { Clock } from '../../common/clock';
+import { schemaProblems } from '../../common/json-schema';
 import { withTimeout } from '../../common/timeout';
 import { AppConfig } from '../../config/app-config';
 import { AdvisoryLock } from '../../database/advisory-locks';
@@ -11,6 +12,7 @@ import { MetricsRegistry } from '../../observability/metrics.registry';
 import { mcpToolSource, newCatalogEntry } from '../catalog/catalog-entry';
 import { CatalogState } from '../catalog/catalog-state';
 import { canonical, contentHash, ReviewedContent } from '../catalog/content-hash';
+import { oversizedField } from '../catalog/content-limits';
 import { SYSTEM_REVIEWER, ToolReviewService } from '../catalog/tool-review.service';
 import { PendingChange, ToolEntity } from '../catalog/tool.entity';
 import { McpClientPool } from './mcp-client-pool';
@@ -27,6 +29,16 @@ export interface DiscoveryResult {
   changed: string[];
   stale: string[];
   revived: string[];
+  /** Tools of the server left out of the catalog, and why (too large, unsafe pattern); an existing entry turns stale. */
+  rejected: RejectedTool[];
+}
+
+export interface RejectedTool {
+  /** The tool's name on the server. */
+  tool: string;
+  /** The offending field of the MCP tool: description, input_schema or output_schema, with a JSON path. */
+  param: string;
+  message: string;
 }
 
 interface SchemaChange {
@@ -82,12 +94,12 @@ export class McpDiscoveryService {
   }
 
   async discover(source: McpSourceEntity): Promise<DiscoveryResult> {
-    const empty = { source: source.name, tool_count: 0, added: [], changed: [], stale: [], revived: [] };
-    let tools: Tool[];
+    const empty = { source: source.name, tool_count: 0, added: [], changed: [], stale: [], revived: [], rejected: [] };
+    let offered: Tool[];
     const timeoutMs = this.config.mcp.discovery_timeout;
     try {
       // One bound for the whole discovery (connect, retry, every page), so one server never holds up the rest.
-      tools = await withTimeout(this.listTools(source), timeoutMs, `no answer within ${timeoutMs} ms`);
+      offered = await withTimeout(this.listTools(source), timeoutMs, `no answer within ${timeoutMs} ms`);
     } catch (error) {
       const message = (error as Error).message;
       this.logger.warn(`Discovery of MCP source '${source.name}' failed: ${message}`);
@@ -95,16 +107,48 @@ export class McpDiscoveryService {
       this.health.recordDiscovery(source.name, false);
       return { ...empty, status: 'error', error: message };
     }
+    const { tools, rejected } = this.screen(offered);
+    for (const refusal of rejected)
+      this.logger.warn(`MCP source '${source.name}': tool '${refusal.tool}' left out: ${refusal.message}`);
     const { result, changes } = await this.dataSource.transaction(async (manager) => {
       // Two replicas refreshing one source take turns; different sources proceed in parallel.
       await manager.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [AdvisoryLock.mcpSource, source.id]);
       return this.apply(manager, source, tools);
     });
-    await this.recordSource(source, 'ok', null, tools.length);
+    result.rejected = rejected;
+    await this.recordSource(source, 'ok', rejectionSummary(rejected), tools.length);
     this.health.recordDiscovery(source.name, true);
     await this.state.changed();
     for (const change of changes) this.background.run('mcp_schema_change_webhook', () => this.notify(source, change));
     return result;
+  }
+
+  /**
+   * Tools whose description or schemas exceed the catalog limits, or whose patterns cannot run in linear time,
+   * are refused one by one: the rest of the server's tools are still discovered.
+   */
+  private screen(offered: Tool[]): { tools: Tool[]; rejected: RejectedTool[] } {
+    const tools: Tool[] = [];
+    const rejected: RejectedTool[] = [];
+    for (const tool of offered) {
+      const content = contentOf(tool);
+      const oversized = oversizedField(content, this.config.catalog);
+      if (oversized) {
+        const param = oversized.param === 'schema' ? 'input_schema' : oversized.param;
+        rejected.push({ tool: tool.name, param, message: oversized.message.replace(oversized.param, param) });
+        continue;
+      }
+      const problem = (['schema', 'outputSchema'] as const)
+        .map((field) => ({ field, violation: schemaProblems(content[field])[0] }))
+        .find(({ violation }) => violation !== undefined);
+      if (problem) {
+        const param = `${problem.field === 'schema' ? 'input_schema' : 'output_schema'}${problem.violation.path.slice(1)}`;
+        rejected.push({ tool: tool.name, param, message: `${param} ${problem.violation.message}` });
+        continue;
+      }
+      tools.push(tool);
+    }
+    return { tools, rejected };
   }
 
   /** Every tool of the server, following pagination (the caller bounds the time). */
@@ -153,6 +197,7 @@ export class McpDiscoveryService {
       changed: [],
       stale: [],
       revived: [],
+      rejected: [],
     };
     const changes: SchemaChange[] = [];
     const trusted = source.origin === 'config';
@@ -302,6 +347,14 @@ export class McpDiscoveryService {
     await response.body?.cancel();
     if (!response.ok) throw new Error(`the schema-change webhook answered HTTP ${response.status}`);
   }
+}
+
+/** Kept as the source's last discovery error, so that the refusal is visible after a scheduled refresh too. */
+function rejectionSummary(rejected: RejectedTool[]): string | null {
+  if (rejected.length === 0) return null;
+  const listed = rejected.slice(0, 10).map((r) => `'${r.tool}' (${r.message})`);
+  const more = rejected.length > 10 ? `, and ${rejected.length - 10} more` : '';
+  return `${rejected.length} tool(s) left out: ${listed.join('; ')}${more}`;
 }
 
 function currentOf(tool: ToolEntity): ReviewedContent {

@@ -69,7 +69,7 @@ export class McpSourcesController {
 
   @Post(':name/refresh')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Discover the source now (admin): added, changed, stale and revived tools' })
+  @ApiOperation({ summary: 'Discover the source now (admin): added, changed, stale, revived and rejected tools' })
   @ApiErrors(404)
   async refresh(@Param('name') name: string) {
     return this.discovery.discover(await this.sources.get(name));
