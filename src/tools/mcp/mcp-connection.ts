@@ -1,11 +1,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { version } from '../../../package.json';
 import { withTimeout } from '../../common/timeout';
-import type { McpSourceEntity } from './mcp-source.entity';
+import type { McpCommand, McpSourceEntity } from './mcp-source.entity';
 
 export interface ConnectOptions {
   /** Extra request headers: the source's auth and the calling tenant's credential. */
@@ -73,7 +73,21 @@ function stdioTransport(source: McpSourceEntity): StdioClientTransport {
     command: command.command,
     args: command.args,
     cwd: command.cwd,
-    env: { ...(process.env as Record<string, string>), ...command.env },
+    env: stdioEnvironment(command),
     stderr: 'ignore',
   });
+}
+
+/**
+ * A stdio server gets an allow-list, never Toolgate's whole environment (which holds the encryption key,
+ * DATABASE_URL and search keys): the SDK's minimal default (PATH, HOME, ...), the variables the config names
+ * in `inherit_env`, then the config's own `env` values.
+ */
+export function stdioEnvironment(command: McpCommand): Record<string, string> {
+  const inherited: Record<string, string> = {};
+  for (const name of command.inherit_env ?? []) {
+    const value = process.env[name];
+    if (value !== undefined) inherited[name] = value;
+  }
+  return { ...getDefaultEnvironment(), ...inherited, ...command.env };
 }
