@@ -13,6 +13,7 @@ import { canonical, contentHash, ReviewedContent } from '../catalog/content-hash
 import { SYSTEM_REVIEWER, ToolReviewService } from '../catalog/tool-review.service';
 import { PendingChange, ToolEntity } from '../catalog/tool.entity';
 import { McpClientPool } from './mcp-client-pool';
+import { SsrfGuardedFetch } from './ssrf-guarded-fetch';
 import { McpHealth } from './mcp-health';
 import type { McpSourceEntity } from './mcp-source.entity';
 import { catalogName } from './mcp-tool-names';
@@ -70,6 +71,7 @@ export class McpDiscoveryService {
     private readonly health: McpHealth,
     private readonly config: AppConfig,
     private readonly clock: Clock,
+    private readonly guardedFetch: SsrfGuardedFetch,
     metrics: MetricsRegistry,
   ) {
     this.schemaChanges = metrics.counter({
@@ -309,7 +311,8 @@ export class McpDiscoveryService {
       ...change,
     };
     try {
-      const response = await fetch(url, {
+      // The webhook gets the MCP servers' SSRF policy, checked on the address it really connects to.
+      const response = await this.guardedFetch.fetch(url, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
         body: JSON.stringify(body),
