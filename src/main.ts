@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import type { Server } from 'node:http';
 import { createToolgate } from './app.factory';
 import { ConfigError, loadConfig } from './config/config.loader';
+import { DataDirInUseError } from './database/data-dir-lock';
 import { BackgroundTasks } from './observability/background';
 import { Lifecycle } from './observability/lifecycle';
 
@@ -69,7 +70,8 @@ function installShutdown(server: Server, close: () => Promise<void>, lifecycle: 
 }
 
 main().catch((error: Error) => {
-  const message = error instanceof ConfigError ? error.message : `Start-up failed: ${error.message}`;
+  const explained = error instanceof ConfigError || error instanceof DataDirInUseError;
+  const message = explained ? error.message : `Start-up failed: ${error.message}`;
   process.stderr.write(`${message}\n`);
   process.exit(1);
 });

@@ -205,6 +205,10 @@ export const configSchema = z
             command: z.string().min(1).optional(),
             args: z.array(z.string()).default([]),
             env: z.record(z.string(), z.string()).optional(),
+            /** Variables copied from Toolgate's own environment into a stdio server's (besides a minimal default set). */
+            inherit_env: z
+              .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected environment variable names'))
+              .default([]),
             cwd: z.string().optional(),
             auth: z
               .object({

@@ -4,6 +4,7 @@ import { AppConfig } from '../../config/app-config';
 import { SecretResolver } from '../catalog/credentials/secret-resolver';
 import { connectToSource, McpConnection } from './mcp-connection';
 import type { McpSourceEntity } from './mcp-source.entity';
+import { SsrfGuardedFetch } from './ssrf-guarded-fetch';
 import { assertUrlAllowed } from './ssrf-policy';
 
 interface PooledConnection {
@@ -26,6 +27,7 @@ export class McpClientPool implements OnApplicationShutdown {
   constructor(
     private readonly config: AppConfig,
     private readonly secrets: SecretResolver,
+    private readonly guardedFetch: SsrfGuardedFetch,
   ) {
     this.sweeper = setInterval(() => this.closeIdle(), Math.min(60_000, config.mcp.idle_client_timeout)).unref();
   }
@@ -107,6 +109,7 @@ export class McpClientPool implements OnApplicationShutdown {
       });
     const connection = await connectToSource(source, {
       headers: this.headersFor(source, credential),
+      fetch: this.guardedFetch.fetch,
       timeoutMs: this.config.mcp.discovery_timeout,
       onToolListChanged: credential === undefined ? () => this.toolListChanged?.(source) : undefined,
     });

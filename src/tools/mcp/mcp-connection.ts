@@ -1,15 +1,17 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { version } from '../../../package.json';
 import { withTimeout } from '../../common/timeout';
-import type { McpSourceEntity } from './mcp-source.entity';
+import type { McpCommand, McpSourceEntity } from './mcp-source.entity';
 
 export interface ConnectOptions {
   /** Extra request headers: the source's auth and the calling tenant's credential. */
   headers: Record<string, string>;
+  /** Every HTTP request of the transport goes through it (the SSRF-guarded fetch). */
+  fetch: FetchLike;
   timeoutMs: number;
   onToolListChanged?: () => void;
 }
@@ -28,13 +30,13 @@ export interface McpConnection {
 export async function connectToSource(source: McpSourceEntity, options: ConnectOptions): Promise<McpConnection> {
   if (source.transport === 'stdio') return connect(source, stdioTransport(source), 'stdio', options);
   const url = new URL(source.url!);
-  const requestInit = { headers: options.headers };
-  if (source.transport === 'sse') return connect(source, new SSEClientTransport(url, { requestInit }), 'sse', options);
+  const http = { requestInit: { headers: options.headers }, fetch: options.fetch };
+  if (source.transport === 'sse') return connect(source, new SSEClientTransport(url, http), 'sse', options);
   try {
-    return await connect(source, new StreamableHTTPClientTransport(url, { requestInit }), 'streamable_http', options);
+    return await connect(source, new StreamableHTTPClientTransport(url, http), 'streamable_http', options);
   } catch (error) {
     if (source.transport === 'streamable_http') throw error;
-    return connect(source, new SSEClientTransport(url, { requestInit }), 'sse', options);
+    return connect(source, new SSEClientTransport(url, http), 'sse', options);
   }
 }
 
@@ -74,7 +76,21 @@ function stdioTransport(source: McpSourceEntity): StdioClientTransport {
     command: command.command,
     args: command.args,
     cwd: command.cwd,
-    env: { ...(process.env as Record<string, string>), ...command.env },
+    env: stdioEnvironment(command),
     stderr: 'ignore',
   });
+}
+
+/**
+ * A stdio server gets an allow-list, never Toolgate's whole environment (which holds the encryption key,
+ * DATABASE_URL and search keys): the SDK's minimal default (PATH, HOME, ...), the variables the config names
+ * in `inherit_env`, then the config's own `env` values.
+ */
+export function stdioEnvironment(command: McpCommand): Record<string, string> {
+  const inherited: Record<string, string> = {};
+  for (const name of command.inherit_env ?? []) {
+    const value = process.env[name];
+    if (value !== undefined) inherited[name] = value;
+  }
+  return { ...getDefaultEnvironment(), ...inherited, ...command.env };
 }

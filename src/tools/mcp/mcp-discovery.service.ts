@@ -16,6 +16,7 @@ import { oversizedField } from '../catalog/content-limits';
 import { SYSTEM_REVIEWER, ToolReviewService } from '../catalog/tool-review.service';
 import { PendingChange, ToolEntity } from '../catalog/tool.entity';
 import { McpClientPool } from './mcp-client-pool';
+import { SsrfGuardedFetch } from './ssrf-guarded-fetch';
 import { McpHealth } from './mcp-health';
 import type { McpSourceEntity } from './mcp-source.entity';
 import { catalogName } from './mcp-tool-names';
@@ -84,6 +85,7 @@ export class McpDiscoveryService {
     private readonly config: AppConfig,
     private readonly clock: Clock,
     private readonly background: BackgroundTasks,
+    private readonly guardedFetch: SsrfGuardedFetch,
     metrics: MetricsRegistry,
   ) {
     this.schemaChanges = metrics.counter({
@@ -338,7 +340,8 @@ export class McpDiscoveryService {
       security_status: tool.securityStatus,
       ...change,
     };
-    const response = await fetch(url, {
+    // The webhook gets the MCP servers' SSRF policy, checked on the address it really connects to.
+    const response = await this.guardedFetch.fetch(url, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify(body),

@@ -18,6 +18,8 @@ export interface McpCommand {
   command: string;
   args: string[];
   env?: Record<string, string>;
+  /** Names of variables copied from the service's environment at spawn time (values are never stored). */
+  inherit_env?: string[];
   cwd?: string;
 }
 

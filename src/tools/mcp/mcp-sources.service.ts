@@ -68,7 +68,13 @@ export class McpSourcesService implements OnApplicationBootstrap {
         url: server.url ?? null,
         transport: server.command ? ('stdio' as const) : (server.transport ?? 'auto'),
         command: server.command
-          ? { command: server.command, args: server.args, env: server.env, cwd: server.cwd }
+          ? {
+              command: server.command,
+              args: server.args,
+              env: server.env,
+              inherit_env: server.inherit_env,
+              cwd: server.cwd,
+            }
           : null,
         auth: server.auth ?? null,
         autoDiscover: true,

@@ -7,12 +7,14 @@ import { McpHealth } from './mcp-health';
 import { McpRefreshScheduler } from './mcp-refresh.scheduler';
 import { McpSourcesController } from './mcp-sources.controller';
 import { McpSourcesService } from './mcp-sources.service';
+import { SsrfGuardedFetch } from './ssrf-guarded-fetch';
 
 /** MCP sources, discovery, health and the McpExecutor the catalog uses for `source.type = mcp` tools. */
 @Global()
 @Module({
   controllers: [McpSourcesController],
   providers: [
+    SsrfGuardedFetch,
     McpClientPool,
     McpHealth,
     McpSourcesService,
