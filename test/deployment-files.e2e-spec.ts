@@ -19,7 +19,9 @@ const SECRET_SAMPLES: Record<string, string> = {
   DATABASE_URL: 'postgres://toolgate:secret@postgres:5432/toolgate',
   ADMIN_API_KEY: 'tg_0123456789abcdef0123456789abcdef',
   TOOLGATE_SECRETS__ENCRYPTION_KEY: 'dG9vbGdhdGUtdGVzdC1rZXktMzItYnl0ZXMtbG9uZyE=',
-  TOOLGATE_SECRETS__PREVIOUS_KEYS: 'b2xkLXRvb2xnYXRlLWtleS0zMi1ieXRlcy1sb25nISE=',
+  // The chart joins secrets.previousEncryptionKeys with commas.
+  TOOLGATE_SECRETS__PREVIOUS_KEYS:
+    'b2xkLXRvb2xnYXRlLWtleS0zMi1ieXRlcy1sb25nISE=,b2xkZXItdG9vbGdhdGUta2V5LTMyLWJ5dGVzLWxvbmc=',
   // docker/.env variables that compose substitutes.
   TOOLGATE_ENCRYPTION_KEY: 'dG9vbGdhdGUtdGVzdC1rZXktMzItYnl0ZXMtbG9uZyE=',
   POSTGRES_PASSWORD: 'secret',
