@@ -53,7 +53,7 @@ describe('the server process on its first and later starts', () => {
     expect(server.printedAdminKeys).toEqual([generatedKey]);
     expect(server.output.stderr).toContain(`\n  ${generatedKey}\n`);
     expect(server.output.stdout).not.toContain(generatedKey);
-  }, 60_000);
+  }, 180_000);
 
   it('prints no new key on a restart with the same data, and the stored key still works', async () => {
     const server = await start();
@@ -63,7 +63,7 @@ describe('the server process on its first and later starts', () => {
 
     expect(await server.stop()).toEqual({ code: 0, signal: null });
     expect(server.printedAdminKeys).toEqual([]);
-  }, 60_000);
+  }, 180_000);
 
   it('takes ADMIN_API_KEY as the admin key and refuses the generated one from then on', async () => {
     const server = await start({ ADMIN_API_KEY: chosenKey });
@@ -73,7 +73,7 @@ describe('the server process on its first and later starts', () => {
 
     expect(await server.stop()).toEqual({ code: 0, signal: null });
     expect(server.printedAdminKeys).toEqual([]);
-  }, 60_000);
+  }, 180_000);
 
   it('lets a request in flight at SIGTERM finish and reports draining, then stops accepting and exits 0', async () => {
     const server = await start({ ADMIN_API_KEY: chosenKey });
@@ -105,7 +105,7 @@ describe('the server process on its first and later starts', () => {
 
     expect(await server.output.exited).toEqual({ code: 0, signal: null });
     await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();
-  }, 60_000);
+  }, 180_000);
 });
 
 describe('a first start that fails after generating the admin key', () => {
@@ -154,7 +154,7 @@ describe('a first start that fails after generating the admin key', () => {
     servers.push(later);
     expect(await later.stop()).toEqual({ code: 0, signal: null });
     expect(later.output.stderr).not.toContain('No admin API key is available');
-  }, 120_000);
+  }, 300_000);
 });
 
 /** Everything a raw socket receives, with a way to wait for a prefix and for the close. */
