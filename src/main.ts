@@ -25,19 +25,28 @@ async function main(): Promise<void> {
   reportUnhandled = (reason) => background.failed('unhandled_rejection', reason);
   await app.listen(config.server.port, config.server.host);
   const server = app.getHttpServer() as Server;
+  // Before anything is printed: whoever waits for the URL may send SIGTERM as soon as they see it.
+  installShutdown(server, toolgate.close, app.get(Lifecycle), config.server.shutdown_grace_period);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.server.port;
   const shownHost = config.server.host === '0.0.0.0' || config.server.host === '::' ? 'localhost' : config.server.host;
   const url = `http://${shownHost}:${port}`;
   const database = toolgate.database.isEmbedded ? `embedded PGlite in ${config.data_dir}` : 'PostgreSQL (DATABASE_URL)';
-  // Printed, not logged: the admin key must reach the operator once and never a log pipeline.
   process.stdout.write(`Toolgate listening on ${url} (database: ${database}); API docs at ${url}/docs\n`);
   if (toolgate.generatedAdminKey) {
-    process.stdout.write(
+    // On stderr, outside the JSON logs on stdout: the key must reach the operator once and never a log pipeline.
+    process.stderr.write(
       `\nAdmin API key (shown once, stored hashed; set ADMIN_API_KEY to choose your own):\n  ${toolgate.generatedAdminKey}\n\n`,
     );
+    // A SIGTERM right after the URL may already have closed the database; at worst the next start
+    // suggests ADMIN_API_KEY although the key was shown.
+    await toolgate.confirmAdminKeyShown().catch(() => undefined);
+  } else if (toolgate.adminKeyLost) {
+    process.stderr.write(
+      '\nNo admin API key is available: the start that generated it failed before showing it. ' +
+        'Set ADMIN_API_KEY (e.g. ADMIN_API_KEY=tg_$(openssl rand -hex 16)) and start again; it replaces the lost key.\n\n',
+    );
   }
-  installShutdown(server, toolgate.close, app.get(Lifecycle), config.server.shutdown_grace_period);
 }
 
 /**

@@ -1,10 +1,10 @@
 import { rmSync } from 'node:fs';
-import { connect, Socket } from 'node:net';
+import { connect, createServer, Server, Socket } from 'node:net';
 import request from 'supertest';
 import { randomToken } from '../src/common/ids';
 import { bearer } from './support/app';
 import { expectError } from './support/errors';
-import { buildService, freePort, ServerProcess, tempDir } from './support/server-process';
+import { buildService, cleanEnv, freePort, MAIN, runNode, ServerProcess, tempDir } from './support/server-process';
 
 /** `node dist/src/main.js` on an embedded database, restarted on the same data directory. */
 describe('the server process on its first and later starts', () => {
@@ -49,8 +49,11 @@ describe('the server process on its first and later starts', () => {
 
     expect(await server.stop()).toEqual({ code: 0, signal: null });
     expect(server.output.stdout).toContain('SIGTERM received: draining');
+    // The banner is on stderr, on lines of its own; stdout (the JSON log stream) never carries the key.
     expect(server.printedAdminKeys).toEqual([generatedKey]);
-  }, 60_000);
+    expect(server.output.stderr).toContain(`\n  ${generatedKey}\n`);
+    expect(server.output.stdout).not.toContain(generatedKey);
+  }, 180_000);
 
   it('prints no new key on a restart with the same data, and the stored key still works', async () => {
     const server = await start();
@@ -60,7 +63,7 @@ describe('the server process on its first and later starts', () => {
 
     expect(await server.stop()).toEqual({ code: 0, signal: null });
     expect(server.printedAdminKeys).toEqual([]);
-  }, 60_000);
+  }, 180_000);
 
   it('takes ADMIN_API_KEY as the admin key and refuses the generated one from then on', async () => {
     const server = await start({ ADMIN_API_KEY: chosenKey });
@@ -70,7 +73,7 @@ describe('the server process on its first and later starts', () => {
 
     expect(await server.stop()).toEqual({ code: 0, signal: null });
     expect(server.printedAdminKeys).toEqual([]);
-  }, 60_000);
+  }, 180_000);
 
   it('lets a request in flight at SIGTERM finish and reports draining, then stops accepting and exits 0', async () => {
     const server = await start({ ADMIN_API_KEY: chosenKey });
@@ -102,7 +105,56 @@ describe('the server process on its first and later starts', () => {
 
     expect(await server.output.exited).toEqual({ code: 0, signal: null });
     await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();
-  }, 60_000);
+  }, 180_000);
+});
+
+describe('a first start that fails after generating the admin key', () => {
+  const dataDir = tempDir();
+  const chosenKey = `tg_${randomToken(32)}`;
+  const servers: ServerProcess[] = [];
+  let occupier: Server | undefined;
+
+  beforeAll(buildService, 120_000);
+
+  afterAll(async () => {
+    await Promise.all(servers.map((server) => server.kill()));
+    occupier?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const baseEnv = { HOST: '127.0.0.1', TOOLGATE_DATA_DIR: dataDir, LOG_LEVEL: 'silent' };
+
+  it('makes the next start say that no one holds an admin key and how to set one, until ADMIN_API_KEY is set', async () => {
+    // The port is taken, so the start fails at listen: after the key was generated, before it was shown.
+    const port = await freePort();
+    occupier = createServer();
+    await new Promise<void>((done) => occupier!.listen(port, '127.0.0.1', done));
+    const failed = runNode(MAIN, [], cleanEnv({ ...baseEnv, PORT: String(port) }), dataDir);
+    expect(await failed.exited).toEqual({ code: 1, signal: null });
+    expect(failed.stderr).toContain('Start-up failed: listen EADDRINUSE');
+    expect(failed.stderr).not.toMatch(/tg_/);
+
+    const next = await ServerProcess.start({ ...baseEnv, PORT: String(await freePort()) }, dataDir);
+    servers.push(next);
+    await next.output.waitFor(/No admin API key is available[^\n]*Set ADMIN_API_KEY/, 'stderr');
+    expect(await next.stop()).toEqual({ code: 0, signal: null });
+    expect(next.printedAdminKeys).toEqual([]);
+
+    const recovered = await ServerProcess.start(
+      { ...baseEnv, PORT: String(await freePort()), ADMIN_API_KEY: chosenKey },
+      dataDir,
+    );
+    servers.push(recovered);
+    expect((await request(recovered.url).get('/v1/admin/api_keys').set(bearer(chosenKey))).status).toBe(200);
+    expect(await recovered.stop()).toEqual({ code: 0, signal: null });
+    expect(recovered.output.stderr).not.toContain('No admin API key is available');
+
+    // Once recovered, a start without ADMIN_API_KEY has nothing to report either.
+    const later = await ServerProcess.start({ ...baseEnv, PORT: String(await freePort()) }, dataDir);
+    servers.push(later);
+    expect(await later.stop()).toEqual({ code: 0, signal: null });
+    expect(later.output.stderr).not.toContain('No admin API key is available');
+  }, 300_000);
 });
 
 /** Everything a raw socket receives, with a way to wait for a prefix and for the close. */

@@ -11,7 +11,7 @@ interface LogLine {
   res?: { statusCode: number };
 }
 
-/** What reaches stdout at LOG_LEVEL=info: the banner once, then JSON log lines that never carry a credential. */
+/** At LOG_LEVEL=info: the key banner once on stderr, and on stdout JSON log lines that never carry a credential. */
 describe('logs of the server process', () => {
   const dataDir = tempDir();
   let server: ServerProcess;
@@ -50,9 +50,11 @@ describe('logs of the server process', () => {
     expect((await http.get('/v1/admin/api_keys').set(bearer(`${adminKey}x`))).status).toBe(401);
 
     expect(await server.stop()).toEqual({ code: 0, signal: null });
-    const stdout = server.output.stdout;
-    expect(stdout.split(adminKey)).toHaveLength(2);
+    const { stdout, stderr } = server.output;
+    expect(stderr.split(adminKey)).toHaveLength(2);
+    expect(stdout).not.toContain(adminKey);
     expect(stdout).not.toContain(memberKey);
+    expect(stderr).not.toContain(memberKey);
 
     const logs: LogLine[] = stdout
       .split('\n')
@@ -72,5 +74,5 @@ describe('logs of the server process', () => {
     );
     expect(requestLogs.length).toBeGreaterThanOrEqual(6);
     for (const log of requestLogs) expect(Object.keys(log.req!.headers)).not.toContain('authorization');
-  }, 60_000);
+  }, 180_000);
 });

@@ -106,10 +106,10 @@ export class ChildOutput {
     void this.exited.then(() => this.notify());
   }
 
-  /** Resolves with the first match of `pattern` on stdout; fails if the process exits first. */
-  async waitFor(pattern: RegExp): Promise<RegExpMatchArray> {
+  /** Resolves with the first match of `pattern` on stdout (or stderr); fails if the process exits first. */
+  async waitFor(pattern: RegExp, stream: 'stdout' | 'stderr' = 'stdout'): Promise<RegExpMatchArray> {
     for (;;) {
-      const match = this.stdout.match(pattern);
+      const match = this[stream].match(pattern);
       if (match) return match;
       if (this.child.exitCode !== null || this.child.signalCode !== null) {
         throw new Error(`Process exited before printing ${pattern}:\n${this.stdout}\n${this.stderr}`);
@@ -137,6 +137,11 @@ export function runNode(script: string, args: string[], env: NodeJS.ProcessEnv, 
 const LISTENING = /Toolgate listening on (http:\/\/\S+) \(/;
 const ADMIN_KEY = /Admin API key \(shown once[^\n]*\n\s+(tg_\S+)\n/;
 
+/** The keys of every admin key banner in some output. */
+export function adminKeysIn(output: string): string[] {
+  return [...output.matchAll(new RegExp(ADMIN_KEY, 'g'))].map((match) => match[1]);
+}
+
 /** The real server (`node dist/src/main.js`), as an operator starts it. */
 export class ServerProcess {
   private constructor(
@@ -144,8 +149,9 @@ export class ServerProcess {
     readonly url: string,
   ) {}
 
-  static async start(env: Record<string, string>, cwd: string): Promise<ServerProcess> {
-    const output = runNode(MAIN, [], cleanEnv(env), cwd);
+  /** `script` is another copy of dist/src/main.js, e.g. one installed elsewhere. */
+  static async start(env: Record<string, string>, cwd: string, script = MAIN): Promise<ServerProcess> {
+    const output = runNode(script, [], cleanEnv(env), cwd);
     try {
       const [, url] = await output.waitFor(LISTENING);
       return new ServerProcess(output, url);
@@ -155,15 +161,15 @@ export class ServerProcess {
     }
   }
 
-  /** Waits for the one-time admin key banner (printed after the URL, possibly in a later chunk). */
+  /** Waits for the one-time admin key banner (on stderr, after the URL, possibly in a later chunk). */
   async adminKeyBanner(): Promise<string> {
-    const [, key] = await this.output.waitFor(ADMIN_KEY);
+    const [, key] = await this.output.waitFor(ADMIN_KEY, 'stderr');
     return key;
   }
 
   /** Every admin key banner printed; complete only once the process has exited. */
   get printedAdminKeys(): string[] {
-    return [...this.output.stdout.matchAll(new RegExp(ADMIN_KEY, 'g'))].map((match) => match[1]);
+    return adminKeysIn(this.output.stderr);
   }
 
   async stop(): Promise<Exit> {
