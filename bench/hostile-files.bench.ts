@@ -1,4 +1,4 @@
-import { makeDocx, makePdf } from '../test/support/documents';
+import { makeDocx, makePdf } from './support/documents';
 import { BenchApp, LoadResult, measure, startBenchApp } from './support/harness';
 
 /**

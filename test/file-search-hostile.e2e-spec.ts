@@ -1,7 +1,7 @@
 import OpenAI, { toFile } from 'openai';
 import { startApp, TestApp } from './support/app';
 import { ENGINES } from './support/databases';
-import { makeDocx, makePdf } from './support/documents';
+import { makeDocx, makePdf } from '../bench/support/documents';
 import { waitFor } from './support/wait';
 
 const MB = 1024 * 1024;

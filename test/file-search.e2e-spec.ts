@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import OpenAI, { toFile } from 'openai';
 import { bearer, startApp, TestApp } from './support/app';
-import { makeDocx, makePdf } from './support/documents';
+import { makeDocx, makePdf } from '../bench/support/documents';
 import { metricValue } from './support/wait';
 
 /**

@@ -507,6 +507,8 @@ describe('MCP sources: tools that change between refreshes', () => {
   });
 
   it('refreshes at once when the server sends notifications/tools/list_changed', async () => {
+    // The test before made the server forget every session; a refresh reconnects the source's listener.
+    await refresh();
     await call('shifty-beta').expect(200);
     server.setTool(tool('gamma', 'Third tool.'));
     await server.notifyListChanged();
