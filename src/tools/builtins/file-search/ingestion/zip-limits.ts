@@ -38,6 +38,10 @@ export const expandsTooFar = (maxBytes: number) =>
  * its central directory declares, then by inflating each entry into a counter (nothing kept) and stopping as
  * soon as an entry yields more than it declared, since a bomb can lie in its headers. The parser afterwards
  * inflates exactly these entries, so its work is bounded by the same sum.
+ *
+ * Written here rather than with a zip library: the parsers (mammoth, through jszip) inflate whole entries with
+ * no limit, and all this check needs is the central directory's sizes plus zlib's streaming inflate, which
+ * Node has; a second zip reader would add a dependency to run the same two steps.
  */
 export async function checkZipExpansion(bytes: Buffer, maxBytes: number): Promise<void> {
   const entries = readCentralDirectory(bytes);
