@@ -218,7 +218,7 @@ describe.each(ENGINES)('MCP registry API (%s)', (engine) => {
       [{ name: 'io.example/x', remotes: [{ type: 'sse', url: 'https://{tenant}.example.com/sse' }] }, 'remotes[0].url'],
       [{ name: 'io.example/x', remotes: { type: 'sse' } }, 'remotes'],
       [{ name: 'io.example/x' }, 'remotes'],
-      [{ name: 'io.example/x', remotes: [{ type: 'sse', url: 'http://169.254.169.254/sse' }] }, 'url'],
+      [{ name: 'io.example/x', remotes: [{ type: 'sse', url: 'http://169.254.169.254/sse' }] }, 'remotes[0].url'],
     ];
     for (const [document, param] of cases) {
       const res = await t.http.post('/v1/tools/sources/mcp/import').set(bearer(t.adminKey)).send(document);

@@ -64,7 +64,9 @@ export class McpSourcesController {
           'name_taken',
           `remotes[${index}]`,
         );
-      await this.sources.checkUrl(input.url);
+      await this.sources.checkUrl(input.url).catch((error: unknown) => {
+        throw error instanceof ApiError ? atParam(error, `remotes[${index}].url`) : error;
+      });
     }
     const data = [];
     for (const input of inputs) {
@@ -135,4 +137,9 @@ export class McpSourcesController {
       execution,
     };
   }
+}
+
+/** The same refusal, naming the field of the imported document it came from. */
+function atParam(error: ApiError, param: string): ApiError {
+  return new ApiError(error.status, error.type, error.message, error.code, param, error.headers);
 }
