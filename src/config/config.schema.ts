@@ -194,6 +194,25 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    /** The MCP Registry API (/v0.1/servers) served to MCP clients that browse a private registry. */
+    gateway: z
+      .object({
+        /** Registry names are reverse-DNS: source `github` is served as `<registry_namespace>/github`. */
+        registry_namespace: text()
+          .pipe(
+            z
+              .string()
+              .regex(
+                /^[a-zA-Z0-9][a-zA-Z0-9.-]{0,99}$/,
+                'expected a reverse-DNS namespace such as "local.toolgate" or "com.example.tools"',
+              ),
+          )
+          .default('local.toolgate'),
+        /** Base URL clients reach this service at (behind a proxy); when unset, taken from the request's Host. */
+        public_url: z.url().optional(),
+      })
+      .strict()
+      .prefault({}),
     /** Trusted MCP servers (seed 001 "Migration Path"): discovered like API-registered ones, their tools approved. */
     mcp_servers: z
       .array(

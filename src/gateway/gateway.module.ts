@@ -1,7 +1,17 @@
-import { Module } from '@nestjs/common';
+import { MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
 import { McpGatewayController } from './mcp-gateway.controller';
 import { McpGatewayService } from './mcp-gateway.service';
+import { registryCors } from './registry/registry-cors.middleware';
+import { RegistryController } from './registry/registry.controller';
+import { RegistryService } from './registry/registry.service';
 
-/** The MCP server endpoint /mcp, exposing each tenant's effective tools to MCP clients. */
-@Module({ controllers: [McpGatewayController], providers: [McpGatewayService] })
-export class GatewayModule {}
+/** The MCP server endpoint /mcp, exposing each tenant's effective tools to MCP clients, and its registry API. */
+@Module({
+  controllers: [McpGatewayController, RegistryController],
+  providers: [McpGatewayService, RegistryService],
+})
+export class GatewayModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(registryCors).forRoutes({ path: 'v0.1/*path', method: RequestMethod.ALL });
+  }
+}

@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiError } from '../../common/api-error';
 import { Admin, Authenticated } from '../../auth/auth.decorators';
 import { ApiErrors } from '../../common/api-errors.decorator';
 import { ListQueryDto } from '../../common/list.dto';
@@ -7,6 +8,7 @@ import { McpDiscoveryService } from './mcp-discovery.service';
 import { McpHealth } from './mcp-health';
 import { CreateMcpSourceDto, McpSourceDto, UpdateMcpSourceDto } from './mcp-sources.dto';
 import { McpSourcesService, presentSource } from './mcp-sources.service';
+import { sourcesFromServerJson } from './server-json-import';
 
 @ApiTags('MCP sources')
 @Authenticated()
@@ -31,6 +33,48 @@ export class McpSourcesController {
     const source = await this.sources.create(body);
     const discovery = source.autoDiscover ? await this.discovery.discover(source) : undefined;
     return { ...presentSource(await this.sources.get(source.name)), ...(discovery && { discovery }) };
+  }
+
+  @Post('import')
+  @ApiOperation({
+    summary: 'Import a server.json document (MCP Registry format) as sources (admin)',
+    description:
+      'Each `remotes` entry (`streamable-http` or `sse`) becomes a source named after the last part of the server name (`io.example/weather` -> `weather`, then `weather-1`, `weather-2` when there are several), registered and discovered like POST /v1/tools/sources/mcp. Package entries (local stdio processes) are refused: stdio servers come only from the config file. The whole document is checked before anything is created.',
+  })
+  @ApiBody({
+    schema: {
+      type: 'object',
+      example: {
+        $schema: 'https://static.modelcontextprotocol.io/schemas/2025-10-17/server.schema.json',
+        name: 'io.example/weather',
+        description: 'Weather forecasts',
+        version: '1.2.0',
+        remotes: [{ type: 'streamable-http', url: 'https://mcp.example.com/weather' }],
+      },
+    },
+  })
+  @ApiCreatedResponse({ description: '`{object: "list", data: [source with its discovery]}`' })
+  @ApiErrors(400, 409)
+  async import(@Body() document: unknown) {
+    const inputs = sourcesFromServerJson(document);
+    for (const [index, input] of inputs.entries()) {
+      if (await this.sources.byName(input.name))
+        throw ApiError.conflict(
+          `An MCP source named '${input.name}' already exists`,
+          'name_taken',
+          `remotes[${index}]`,
+        );
+      await this.sources.checkUrl(input.url).catch((error: unknown) => {
+        throw error instanceof ApiError ? atParam(error, `remotes[${index}].url`) : error;
+      });
+    }
+    const data = [];
+    for (const input of inputs) {
+      const source = await this.sources.create(input);
+      const discovery = await this.discovery.discover(source);
+      data.push({ ...presentSource(await this.sources.get(source.name)), discovery });
+    }
+    return { object: 'list', data };
   }
 
   @Get()
@@ -93,4 +137,9 @@ export class McpSourcesController {
       execution,
     };
   }
+}
+
+/** The same refusal, naming the field of the imported document it came from. */
+function atParam(error: ApiError, param: string): ApiError {
+  return new ApiError(error.status, error.type, error.message, error.code, param, error.headers);
 }

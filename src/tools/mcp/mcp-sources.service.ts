@@ -245,7 +245,8 @@ export class McpSourcesService implements OnApplicationBootstrap {
     }
   }
 
-  private async checkUrl(url: string): Promise<void> {
+  /** The SSRF policy every registered URL passes (also used to check an import before anything is created). */
+  async checkUrl(url: string): Promise<void> {
     await assertUrlAllowed(url, {
       allowPrivateNetworks: this.config.mcp.allow_private_networks,
       allowLinkLocal: this.config.mcp.allow_link_local,
