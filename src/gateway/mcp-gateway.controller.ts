@@ -2,7 +2,7 @@ import { All, Controller, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Request, Response } from 'express';
-import { Authenticated } from '../auth/auth.decorators';
+import { Authenticated, OAuthProtectedResource } from '../auth/auth.decorators';
 import { RequestContext } from '../tenancy/request-context';
 import { McpGatewayService } from './mcp-gateway.service';
 
@@ -10,6 +10,7 @@ const SESSION_HEADER = 'mcp-session-id';
 
 @ApiTags('MCP gateway')
 @Authenticated()
+@OAuthProtectedResource()
 @Controller('mcp')
 export class McpGatewayController {
   constructor(
@@ -24,7 +25,7 @@ export class McpGatewayController {
   @ApiOperation({
     summary: 'MCP server (Streamable HTTP)',
     description:
-      "Point any MCP client here with the same API key or JWT. tools/list is the caller's effective tool set; tools/call runs through authorization, validation, rate limits and audit. Sessions work across replicas.",
+      "Point any MCP client here with the same API key or JWT. tools/list is the caller's effective tool set; tools/call runs through authorization, validation, rate limits and audit. Sessions work across replicas. With auth.oauth configured it is also an OAuth 2.1 protected resource: a 401 carries a WWW-Authenticate challenge naming its metadata (/.well-known/oauth-protected-resource/mcp), and a token lacking the scope gets 403 insufficient_scope.",
   })
   async handle(@Req() request: Request, @Res() response: Response): Promise<void> {
     const identity = this.context.identity;
