@@ -11,6 +11,7 @@ import { bearer, startApp, TestApp } from './support/app';
 import { memberKey } from './support/catalog';
 import { ENGINES } from './support/databases';
 import { expectError } from './support/errors';
+import { MutableMcpServer } from './support/mcp-servers';
 import { OAuthProvider } from './support/oauth-provider';
 import { TEST_PROVIDERS } from './support/test-providers';
 
@@ -78,9 +79,11 @@ describe.each(ENGINES)('/mcp as an OAuth protected resource (%s)', (engine) => {
   let idp: OAuthProvider;
   let resource: string;
   let metadataUrl: string;
+  let upstream: MutableMcpServer;
 
   beforeAll(async () => {
     idp = await OAuthProvider.start({ tenant_id: 'acme' });
+    upstream = await new MutableMcpServer().start();
     const port = await freePort();
     resource = `http://127.0.0.1:${port}/mcp`;
     metadataUrl = `http://127.0.0.1:${port}/.well-known/oauth-protected-resource/mcp`;
@@ -96,6 +99,7 @@ describe.each(ENGINES)('/mcp as an OAuth protected resource (%s)', (engine) => {
   afterAll(async () => {
     await t?.close();
     await idp?.close();
+    await upstream?.stop();
   });
 
   it('answers a tokenless request with 401 and a challenge naming its metadata and scope', async () => {
@@ -169,6 +173,40 @@ describe.each(ENGINES)('/mcp as an OAuth protected resource (%s)', (engine) => {
 
   it('keeps accepting API keys on /mcp', async () => {
     expect((await listWithKey(await memberKey(t, 'globex'))).length).toBeGreaterThan(0);
+  });
+
+  it("never forwards the client's access token to an upstream MCP source", async () => {
+    upstream.setTool({
+      definition: { name: 'lookup', description: 'Looks a thing up.', inputSchema: { type: 'object' } },
+    });
+    await t.http
+      .post('/v1/tools/sources/mcp')
+      .set(bearer(t.adminKey))
+      .send({ name: 'crm', url: upstream.url })
+      .expect(201);
+    const listed = await t.http.get('/v1/tools?q=crm-lookup').set(bearer(t.adminKey)).expect(200);
+    const toolId = listed.body.data.find((tool: { name: string }) => tool.name === 'crm-lookup').id;
+    for (const decision of ['reviewed', 'approved'])
+      await t.http
+        .post(`/v1/tools/${toolId}/review`)
+        .set(bearer(t.adminKey))
+        .send({ decision, notes: 'ok' })
+        .expect(200);
+
+    const token = await idp.mint({ audience: resource, scope: 'toolgate:mcp' });
+    const client = new Client({ name: 'oauth-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(resource), { requestInit: { headers: bearer(token) } }),
+    );
+    try {
+      const result = await client.callTool({ name: 'crm-lookup', arguments: {} });
+      expect(result.isError ?? false).toBe(false);
+      expect(result.content).toEqual([{ type: 'text', text: 'ok' }]);
+    } finally {
+      await client.close();
+    }
+    expect(upstream.authorizations.length).toBeGreaterThan(0);
+    expect(upstream.authorizations.every((authorization) => authorization === undefined)).toBe(true);
   });
 
   async function listWithKey(key: string): Promise<string[]> {
