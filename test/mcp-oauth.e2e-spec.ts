@@ -221,3 +221,26 @@ describe.each(ENGINES)('/mcp as an OAuth protected resource (%s)', (engine) => {
     }
   }
 });
+
+describe('/mcp with its OAuth issuer unreachable', () => {
+  let t: TestApp;
+  let token: string;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    const resource = `http://127.0.0.1:${port}/mcp`;
+    const idp = await OAuthProvider.start({ tenant_id: 'acme' });
+    token = await idp.mint({ audience: resource, scope: 'toolgate:mcp' });
+    await idp.close();
+    t = await startApp('postgres', { port, config: { auth: { oauth: { issuer: idp.issuer, resource } } } });
+  }, 120_000);
+  afterAll(() => t?.close());
+
+  it('answers 503 for that request and keeps serving API keys', async () => {
+    const response = await t.http.post('/mcp').set(MCP_HEADERS).set(bearer(token)).send(INITIALIZE);
+    expectError(response, 503, { code: 'issuer_unavailable' });
+    expect(response.body.error.message).toContain('auth.oauth.jwks_url');
+    const withKey = await t.http.post('/mcp').set(MCP_HEADERS).set(bearer(t.adminKey)).send(INITIALIZE);
+    expect(withKey.status).toBe(200);
+  });
+});

@@ -27,6 +27,8 @@ class OAuthPassportGuard extends PassportAuthGuard('oauth') {
 
 function verifiedIdentity<T>(error: unknown, identity: T, info: unknown): T {
   if (error instanceof ApiError) throw error;
+  // Passport reports a failure to find the signing key as `info`; ours say why (e.g. the issuer is down).
+  if (info instanceof ApiError) throw info;
   if (!identity) {
     const reason = info instanceof Error ? info.message : 'the token could not be verified';
     const code = info instanceof Error && info.name === 'TokenExpiredError' ? 'expired_token' : 'invalid_token';

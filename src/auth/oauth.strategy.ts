@@ -12,6 +12,7 @@ import { grantedScopes, OAuthConfig } from './oauth-resource';
 type KeyProvider = ReturnType<typeof passportJwtSecret>;
 
 const DISCOVERY_TIMEOUT_MS = 5_000;
+const DISCOVERY_RETRY_MS = 10_000;
 
 /**
  * Verifies OAuth access tokens for /mcp: signed by the configured issuer's keys, issued by it, and bound to
@@ -49,10 +50,12 @@ export class OAuthStrategy extends PassportStrategy(Strategy, 'oauth') {
 
 /**
  * The issuer's JWKS, found through its metadata on first use rather than at start, so Toolgate starts while
- * the authorization server is down; a failed discovery is retried by the next request.
+ * the authorization server is down. A failed discovery is retried only after a pause: every bearer token,
+ * however bogus, reaches this point, and must not make Toolgate hammer the issuer.
  */
 function issuerKeys(oauth: OAuthConfig, cacheMaxAge: number) {
   let keys: Promise<KeyProvider> | undefined;
+  let failedAt = 0;
   const load = async (): Promise<KeyProvider> =>
     passportJwtSecret({
       jwksUri: oauth.jwks_url ?? (await discoverJwksUri(oauth.issuer!)),
@@ -62,9 +65,17 @@ function issuerKeys(oauth: OAuthConfig, cacheMaxAge: number) {
       jwksRequestsPerMinute: 10,
     });
   return (request: Request, rawJwtToken: string, done: (error: unknown, key?: string | Buffer) => void) => {
-    keys ??= load().catch((error: unknown) => {
+    if (failedAt !== 0 && Date.now() - failedAt >= DISCOVERY_RETRY_MS) {
       keys = undefined;
-      throw error;
+      failedAt = 0;
+    }
+    keys ??= load().catch((error: unknown) => {
+      failedAt = Date.now();
+      // Our side cannot check tokens right now: a 503 the client may retry, not a verdict on its token.
+      throw ApiError.unavailable(
+        `Cannot verify access tokens: ${error instanceof Error ? error.message : 'the issuer is unreachable'}`,
+        'issuer_unavailable',
+      );
     });
     keys.then(
       (provider) => provider(request, rawJwtToken, done),
@@ -84,5 +95,7 @@ async function discoverJwksUri(issuer: string): Promise<string> {
     const metadata = (await response.json().catch(() => undefined)) as { jwks_uri?: unknown } | undefined;
     if (typeof metadata?.jwks_uri === 'string') return metadata.jwks_uri;
   }
-  throw new Error(`the issuer ${issuer} publishes no jwks_uri in its metadata; set auth.oauth.jwks_url`);
+  throw new Error(
+    `no jwks_uri found in the metadata of the issuer ${issuer} (or it is unreachable); set auth.oauth.jwks_url`,
+  );
 }
