@@ -123,6 +123,15 @@ describe.each(ENGINES)('/mcp as an OAuth protected resource (%s)', (engine) => {
     }
   });
 
+  it('documents the metadata routes as open in the OpenAPI document', async () => {
+    const document = (await t.http.get('/openapi.json').expect(200)).body;
+    for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']) {
+      expect(document.paths[path].get.security).toBeUndefined();
+      expect(document.paths[path].get.responses['200']).toBeDefined();
+    }
+    expect(document.paths['/mcp'].post.responses['403']).toBeDefined();
+  });
+
   it('refuses a token issued for another audience, or none', async () => {
     for (const audience of ['http://127.0.0.1:1/mcp', undefined]) {
       const token = await idp.mint({ audience, scope: 'toolgate:mcp' });

@@ -1,5 +1,6 @@
 import { All, Controller, Req, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiForbiddenResponse, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ErrorResponseDto } from '../common/error-response.dto';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Request, Response } from 'express';
 import { Authenticated, OAuthProtectedResource } from '../auth/auth.decorators';
@@ -20,6 +21,10 @@ export class McpGatewayController {
 
   @All()
   @ApiBearerAuth()
+  @ApiForbiddenResponse({
+    description: 'With auth.oauth: the access token lacks the required scope (insufficient_scope).',
+    type: ErrorResponseDto,
+  })
   @ApiHeader({ name: 'Mcp-Session-Id', required: false, description: 'The session, after initialize.' })
   @ApiHeader({ name: 'X-Agent-Profile', required: false, description: 'Agent profile of an API-key caller.' })
   @ApiOperation({
