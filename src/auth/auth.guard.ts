@@ -7,20 +7,34 @@ import { AppConfig } from '../config/app-config';
 import { Identity, RequestContext } from '../tenancy/request-context';
 import { API_KEY_PREFIX } from './api-key.secret';
 import { ApiKeysService } from './api-keys.service';
-import { ADMIN_ROUTE, PUBLIC_ROUTE } from './auth.decorators';
+import { ADMIN_ROUTE, OAUTH_RESOURCE_ROUTE, PUBLIC_ROUTE } from './auth.decorators';
 import { jwtConfigured } from './jwt.strategy';
+import { oauthConfigured, OAuthConfig, withChallenge } from './oauth-resource';
 
 /** Passport's JWT guard, with its failures turned into clear 401s in our envelope. */
 class JwtPassportGuard extends PassportAuthGuard('jwt') {
   override handleRequest<T>(error: unknown, identity: T, info: unknown): T {
-    if (error instanceof ApiError) throw error;
-    if (!identity) {
-      const reason = info instanceof Error ? info.message : 'the token could not be verified';
-      const code = info instanceof Error && info.name === 'TokenExpiredError' ? 'expired_token' : 'invalid_token';
-      throw ApiError.unauthorized(`Invalid bearer token: ${reason}`, code);
-    }
-    return identity;
+    return verifiedIdentity(error, identity, info);
   }
+}
+
+/** The same for OAuth access tokens on protected-resource routes. */
+class OAuthPassportGuard extends PassportAuthGuard('oauth') {
+  override handleRequest<T>(error: unknown, identity: T, info: unknown): T {
+    return verifiedIdentity(error, identity, info);
+  }
+}
+
+function verifiedIdentity<T>(error: unknown, identity: T, info: unknown): T {
+  if (error instanceof ApiError) throw error;
+  // Passport reports a failure to find the signing key as `info`; ours say why (e.g. the issuer is down).
+  if (info instanceof ApiError) throw info;
+  if (!identity) {
+    const reason = info instanceof Error ? info.message : 'the token could not be verified';
+    const code = info instanceof Error && info.name === 'TokenExpiredError' ? 'expired_token' : 'invalid_token';
+    throw ApiError.unauthorized(`Invalid bearer token: ${reason}`, code);
+  }
+  return identity;
 }
 
 export const AGENT_PROFILE_HEADER = 'x-agent-profile';
@@ -38,6 +52,8 @@ export interface AuthenticatedRequest extends Request {
 @Injectable()
 export class AuthGuard implements CanActivate {
   private readonly jwtGuard?: JwtPassportGuard;
+  private readonly oauthGuard?: OAuthPassportGuard;
+  private readonly oauth: OAuthConfig;
 
   constructor(
     private readonly reflector: Reflector,
@@ -46,13 +62,22 @@ export class AuthGuard implements CanActivate {
     config: AppConfig,
   ) {
     if (jwtConfigured(config.auth.jwt)) this.jwtGuard = new JwtPassportGuard();
+    this.oauth = config.auth.oauth;
+    if (oauthConfigured(this.oauth)) this.oauthGuard = new OAuthPassportGuard();
   }
 
   async canActivate(execution: ExecutionContext): Promise<boolean> {
     const targets = [execution.getHandler(), execution.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
     const request = execution.switchToHttp().getRequest<AuthenticatedRequest>();
-    const identity = await this.authenticate(request, execution);
+    const oauthGuard = this.reflector.getAllAndOverride<boolean>(OAUTH_RESOURCE_ROUTE, targets)
+      ? this.oauthGuard
+      : undefined;
+    const identity = oauthGuard
+      ? await this.authenticate(request, execution, oauthGuard).catch((error: unknown) => {
+          throw error instanceof ApiError ? withChallenge(error, this.oauth) : error;
+        })
+      : await this.authenticate(request, execution, this.jwtGuard);
     request.identity = identity;
     this.context.identity = identity;
     if (this.reflector.getAllAndOverride<boolean>(ADMIN_ROUTE, targets) && identity.role !== 'admin') {
@@ -61,7 +86,12 @@ export class AuthGuard implements CanActivate {
     return true;
   }
 
-  private async authenticate(request: Request, execution: ExecutionContext): Promise<Identity> {
+  /** `tokenGuard` verifies whatever is not an API key: `auth.jwt` tokens, or OAuth access tokens on /mcp. */
+  private async authenticate(
+    request: Request,
+    execution: ExecutionContext,
+    tokenGuard: JwtPassportGuard | OAuthPassportGuard | undefined,
+  ): Promise<Identity> {
     const header = request.headers.authorization;
     const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (!match)
@@ -74,8 +104,8 @@ export class AuthGuard implements CanActivate {
       const identity = await this.apiKeys.authenticate(token);
       return { ...identity, agentProfile: agentProfileHeader(request) };
     }
-    if (!this.jwtGuard) throw ApiError.unauthorized('Invalid API key');
-    await this.jwtGuard.canActivate(execution);
+    if (!tokenGuard) throw ApiError.unauthorized('Invalid API key');
+    await tokenGuard.canActivate(execution);
     return request.user as Identity;
   }
 }

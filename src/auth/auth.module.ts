@@ -7,16 +7,24 @@ import { ApiKeysService } from './api-keys.service';
 import { AuthGuard } from './auth.guard';
 import { BootstrapAdminService } from './bootstrap-admin.service';
 import { jwtConfigured, JwtStrategy } from './jwt.strategy';
+import { oauthConfigured } from './oauth-resource';
+import { OAuthStrategy } from './oauth.strategy';
+import { ProtectedResourceController } from './protected-resource.controller';
 
 @Module({})
 export class AuthModule {
   static forRoot(config: Config): DynamicModule {
     const providers: Provider[] = [ApiKeysService, BootstrapAdminService, { provide: APP_GUARD, useClass: AuthGuard }];
     if (jwtConfigured(config.auth.jwt)) providers.push(JwtStrategy);
+    const controllers: DynamicModule['controllers'] = [ApiKeysController];
+    if (oauthConfigured(config.auth.oauth)) {
+      providers.push(OAuthStrategy);
+      controllers.push(ProtectedResourceController);
+    }
     return {
       module: AuthModule,
       imports: [PassportModule],
-      controllers: [ApiKeysController],
+      controllers,
       providers,
       exports: [ApiKeysService, BootstrapAdminService],
     };

@@ -21,27 +21,31 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   }
 
   validate(payload: Record<string, unknown>): Identity {
-    const jwt = this.config.auth.jwt;
-    checkTokenTimes(payload, jwt);
-    const tenantId = payload[jwt.tenant_claim];
-    if (typeof tenantId !== 'string' || tenantId === '') {
-      throw ApiError.unauthorized(`The token has no '${jwt.tenant_claim}' claim naming the tenant`, 'invalid_token');
-    }
-    // The same rule as for API keys: a tenant id no key could carry would scope data nobody else can name.
-    if (!TENANT_ID_PATTERN.test(tenantId)) {
-      throw ApiError.unauthorized(`The token's '${jwt.tenant_claim}' claim must be ${TENANT_ID_RULE}`, 'invalid_token');
-    }
-    const roles = payload[jwt.roles_claim];
-    const roleList = Array.isArray(roles) ? roles : typeof roles === 'string' ? roles.split(/[\s,]+/) : [];
-    const profile = payload[jwt.agent_profile_claim];
-    return {
-      tenantId,
-      role: roleList.includes(jwt.admin_role) ? 'admin' : 'member',
-      subject: typeof payload.sub === 'string' ? payload.sub : 'jwt',
-      method: 'jwt',
-      agentProfile: typeof profile === 'string' && profile !== '' ? profile : undefined,
-    };
+    return identityFromClaims(payload, this.config.auth.jwt);
   }
+}
+
+/** The caller a verified token names, by the claims `auth.jwt` configures (shared with OAuth access tokens). */
+export function identityFromClaims(payload: Record<string, unknown>, jwt: JwtConfig): Identity {
+  checkTokenTimes(payload, jwt);
+  const tenantId = payload[jwt.tenant_claim];
+  if (typeof tenantId !== 'string' || tenantId === '') {
+    throw ApiError.unauthorized(`The token has no '${jwt.tenant_claim}' claim naming the tenant`, 'invalid_token');
+  }
+  // The same rule as for API keys: a tenant id no key could carry would scope data nobody else can name.
+  if (!TENANT_ID_PATTERN.test(tenantId)) {
+    throw ApiError.unauthorized(`The token's '${jwt.tenant_claim}' claim must be ${TENANT_ID_RULE}`, 'invalid_token');
+  }
+  const roles = payload[jwt.roles_claim];
+  const roleList = Array.isArray(roles) ? roles : typeof roles === 'string' ? roles.split(/[\s,]+/) : [];
+  const profile = payload[jwt.agent_profile_claim];
+  return {
+    tenantId,
+    role: roleList.includes(jwt.admin_role) ? 'admin' : 'member',
+    subject: typeof payload.sub === 'string' ? payload.sub : 'jwt',
+    method: 'jwt',
+    agentProfile: typeof profile === 'string' && profile !== '' ? profile : undefined,
+  };
 }
 
 /**

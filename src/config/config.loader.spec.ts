@@ -151,6 +151,11 @@ describe('loadConfig', () => {
     expect(failure(withFile('', { TOOLGATE_AUTH__JWT__TENANT: 'x' }))).toMatch(/unknown key auth\.jwt\.tenant;/);
   });
 
+  it('refuses an OAuth issuer without the resource URL tokens must be bound to', () => {
+    const message = failure(withFile('auth:\n  oauth:\n    issuer: https://idp.example.com\n'));
+    expect(message).toMatch(/^Invalid configuration: auth\.oauth\.resource.*public URL of \/mcp/);
+  });
+
   it('refuses a TOOLGATE_CONFIG that points at a missing file', () => {
     const missing = join(dir, 'nope.yaml');
     expect(failure({ TOOLGATE_CONFIG: missing })).toBe(

@@ -55,6 +55,25 @@ const jwtSchema = z
   })
   .strict();
 
+/** /mcp as an OAuth 2.1 protected resource (MCP authorization); off while `issuer` is unset. */
+const oauthSchema = z
+  .object({
+    issuer: z.url().optional(),
+    /** The canonical URL of this /mcp endpoint, as clients reach it: tokens must name it as their audience. */
+    resource: z.url().optional(),
+    /** Where the issuer's signing keys are; discovered from the issuer's metadata when unset. */
+    jwks_url: z.url().optional(),
+    /** Scopes a token must carry (all of them) to use /mcp; advertised in the metadata and challenges. */
+    scopes: z
+      .array(z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, 'expected a scope token'))
+      .default(['toolgate:mcp']),
+  })
+  .strict()
+  .refine((oauth) => !oauth.issuer || oauth.resource, {
+    message: 'auth.oauth.resource is required with auth.oauth.issuer: set it to the public URL of /mcp',
+    path: ['resource'],
+  });
+
 export const configSchema = z
   .object({
     server: z
@@ -98,6 +117,7 @@ export const configSchema = z
           )
           .optional(),
         jwt: jwtSchema.prefault({}),
+        oauth: oauthSchema.prefault({}),
       })
       .strict()
       .prefault({}),

@@ -1,8 +1,9 @@
 import { All, Controller, Req, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiForbiddenResponse, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ErrorResponseDto } from '../common/error-response.dto';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Request, Response } from 'express';
-import { Authenticated } from '../auth/auth.decorators';
+import { Authenticated, OAuthProtectedResource } from '../auth/auth.decorators';
 import { RequestContext } from '../tenancy/request-context';
 import { McpGatewayService } from './mcp-gateway.service';
 
@@ -10,6 +11,7 @@ const SESSION_HEADER = 'mcp-session-id';
 
 @ApiTags('MCP gateway')
 @Authenticated()
+@OAuthProtectedResource()
 @Controller('mcp')
 export class McpGatewayController {
   constructor(
@@ -19,12 +21,16 @@ export class McpGatewayController {
 
   @All()
   @ApiBearerAuth()
+  @ApiForbiddenResponse({
+    description: 'With auth.oauth: the access token lacks the required scope (insufficient_scope).',
+    type: ErrorResponseDto,
+  })
   @ApiHeader({ name: 'Mcp-Session-Id', required: false, description: 'The session, after initialize.' })
   @ApiHeader({ name: 'X-Agent-Profile', required: false, description: 'Agent profile of an API-key caller.' })
   @ApiOperation({
     summary: 'MCP server (Streamable HTTP)',
     description:
-      "Point any MCP client here with the same API key or JWT. tools/list is the caller's effective tool set; tools/call runs through authorization, validation, rate limits and audit. Sessions work across replicas.",
+      "Point any MCP client here with the same API key or JWT. tools/list is the caller's effective tool set; tools/call runs through authorization, validation, rate limits and audit. Sessions work across replicas. With auth.oauth configured it is also an OAuth 2.1 protected resource: a 401 carries a WWW-Authenticate challenge naming its metadata (/.well-known/oauth-protected-resource/mcp), and a token lacking the scope gets 403 insufficient_scope.",
   })
   async handle(@Req() request: Request, @Res() response: Response): Promise<void> {
     const identity = this.context.identity;

@@ -30,6 +30,8 @@ export interface StartOptions {
   /** Reuse a database (second replica, restart); otherwise a fresh one is created and dropped on close. */
   database?: TestDatabase;
   adminKey?: string;
+  /** Listen on this port instead of any free one (a config that names the service's own URL needs it first). */
+  port?: number;
 }
 
 /** Boots the real service on a real database and a loopback port. */
@@ -61,7 +63,7 @@ export async function startApp(engine: Engine, options: StartOptions = {}): Prom
     if (!options.database) await database.drop();
     throw error;
   }
-  await toolgate.app.listen(0, '127.0.0.1');
+  await toolgate.app.listen(options.port ?? 0, '127.0.0.1');
   const server = toolgate.app.getHttpServer() as Server;
   const { port } = server.address() as AddressInfo;
   return {
