@@ -13,6 +13,7 @@ import { MutableMcpServer } from './support/mcp-servers';
 
 const OLDEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[SUPPORTED_PROTOCOL_VERSIONS.length - 1];
 const LONG = 'x'.repeat(90);
+const WEATHER_ICON = { src: 'https://icons.example/weather.png', mimeType: 'image/png', sizes: ['48x48'] };
 
 /** An SDK client transport that asks for another protocol version in initialize, as an older client would. */
 function speaking(version: string, inner: Transport): Transport {
@@ -55,7 +56,8 @@ describe.each(ENGINES)('MCP gateway protocol and tool shapes (%s)', (engine) => 
         inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
         outputSchema: { type: 'object', properties: { celsius: { type: 'number' } }, required: ['celsius'] },
         annotations: { readOnlyHint: true, openWorldHint: true },
-        icons: [{ src: 'https://icons.example/weather.png', mimeType: 'image/png', sizes: ['48x48'] }],
+        // Only the https icon is safe to hand to clients; the script URL is left out.
+        icons: [WEATHER_ICON, { src: 'javascript:alert(1)', mimeType: 'image/png' }],
       },
       run: (args) => ({ text: `21C in ${String(args.city)}`, structuredContent: { celsius: 21 } }),
     });
@@ -141,11 +143,12 @@ describe.each(ENGINES)('MCP gateway protocol and tool shapes (%s)', (engine) => 
     expect(ran).toEqual(new Set([`ran ${LONG}_Alpha`, `ran ${LONG}-alpha`, `ran ${LONG}-beta`]));
   });
 
-  it('passes output schema, annotations and structured content through', async () => {
+  it('passes output schema, annotations, icons and structured content through', async () => {
     const client = await open();
     const weather = (await client.listTools()).tools.find((tool) => tool.name === 'upstream-weather');
     expect(weather?.outputSchema).toEqual(expect.objectContaining({ required: ['celsius'] }));
     expect(weather?.annotations).toEqual(expect.objectContaining({ readOnlyHint: true, openWorldHint: true }));
+    expect(weather?.icons).toEqual([WEATHER_ICON]);
     const result = await client.callTool({ name: 'upstream-weather', arguments: { city: 'Oslo' } });
     expect(result.structuredContent).toEqual({ celsius: 21 });
   });
