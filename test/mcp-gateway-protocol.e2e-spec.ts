@@ -7,7 +7,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
 import { bearer, startApp, TestApp } from './support/app';
-import { memberKey } from './support/catalog';
+import { memberKey, toolBody } from './support/catalog';
 import { ENGINES } from './support/databases';
 import { MutableMcpServer } from './support/mcp-servers';
 
@@ -141,6 +141,15 @@ describe.each(ENGINES)('MCP gateway protocol and tool shapes (%s)', (engine) => 
       ran.add((result.content as { text: string }[])[0].text);
     }
     expect(ran).toEqual(new Set([`ran ${LONG}_Alpha`, `ran ${LONG}-alpha`, `ran ${LONG}-beta`]));
+  });
+
+  it('refuses to register a tool whose name would be served longer than 64 characters', async () => {
+    const res = await t.http
+      .post('/v1/tools')
+      .set(bearer(t.adminKey))
+      .send(toolBody('y'.repeat(65)))
+      .expect(400);
+    expect(res.body.error).toEqual(expect.objectContaining({ type: 'invalid_request_error', param: 'name' }));
   });
 
   it('passes output schema, annotations, icons and structured content through', async () => {
