@@ -19,6 +19,7 @@ import { CATALOG_CHANGED } from '../tools/catalog/catalog-state';
 import { asMcpTool } from '../tools/invocation/tool-definitions.controller';
 import { ToolDispatcher } from '../tools/invocation/tool-dispatcher';
 import { errorResult, toCallToolResult } from './call-tool-result';
+import { byServedName } from './served-tool-order';
 
 const PAGE_SIZE = 100;
 const IDLE_TIMEOUT_MS = 30 * 60_000;
@@ -165,7 +166,7 @@ export class McpGatewayService implements OnApplicationShutdown {
   }
 
   private async listTools(session: GatewaySession, cursor?: string): Promise<{ tools: Tool[]; nextCursor?: string }> {
-    const tools = (await this.dispatcher.effectiveTools(session.identity)).sort((a, b) => a.name.localeCompare(b.name));
+    const tools = (await this.dispatcher.effectiveTools(session.identity)).sort(byServedName);
     session.listed = tools.map((tool) => tool.name).join('\n');
     const start = cursor ? Number(Buffer.from(cursor, 'base64url').toString()) : 0;
     if (!Number.isInteger(start) || start < 0) throw new McpError(ErrorCode.InvalidParams, 'Invalid cursor');

@@ -6,6 +6,14 @@
 /** JSON Schema as plain data (draft-07 or 2020-12). */
 export type JsonSchema = Record<string, unknown>;
 
+/** One entry of an MCP tool's `icons`. */
+export interface McpToolIcon {
+  src: string;
+  mimeType?: string;
+  sizes?: string[];
+  theme?: 'light' | 'dark';
+}
+
 export interface ToolDefinition {
   name: string;
   description: string;
@@ -17,6 +25,8 @@ export interface ToolDefinition {
   outputSchema?: JsonSchema;
   /** MCP-style hints (readOnlyHint, destructiveHint, ...), passed through to clients. */
   annotations?: Record<string, unknown>;
+  /** MCP tool icons, passed through to MCP clients. */
+  icons?: McpToolIcon[];
   /** Key in the calling tenant's credential store this tool needs (becomes `source.credential_key`). */
   credentialKey?: string;
 }

@@ -44,6 +44,13 @@ export async function startEverything(transport: 'streamableHttp' | 'sse'): Prom
   };
 }
 
+/** A tools/call answer; structuredContent, when given, goes out beside the text. */
+export interface McpAnswer {
+  text: string;
+  isError?: boolean;
+  structuredContent?: Record<string, unknown>;
+}
+
 export interface MutableTool {
   definition: Tool;
   /** What tools/call answers; the request's Authorization header is passed for credential tests. */
@@ -51,7 +58,7 @@ export interface MutableTool {
     args: Record<string, unknown>,
     authorization: string | undefined,
     signal: AbortSignal,
-  ) => { text: string; isError?: boolean } | Promise<{ text: string; isError?: boolean }>;
+  ) => McpAnswer | Promise<McpAnswer>;
 }
 
 /**
@@ -125,7 +132,11 @@ export class MutableMcpServer implements RunningServer {
       const tool = this.tools.get(request.params.name);
       if (!tool) return { content: [{ type: 'text', text: `unknown tool ${request.params.name}` }], isError: true };
       const answer = (await tool.run?.(request.params.arguments ?? {}, authorization, extra.signal)) ?? { text: 'ok' };
-      return { content: [{ type: 'text', text: answer.text }], isError: answer.isError ?? false };
+      return {
+        content: [{ type: 'text', text: answer.text }],
+        isError: answer.isError ?? false,
+        ...(answer.structuredContent && { structuredContent: answer.structuredContent }),
+      };
     });
     const session = { server, transport: undefined as unknown as StreamableHTTPServerTransport };
     session.transport = new StreamableHTTPServerTransport({

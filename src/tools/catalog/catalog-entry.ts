@@ -1,5 +1,5 @@
 import { newId } from '../../common/ids';
-import type { JsonSchema } from '../tool-executor';
+import type { JsonSchema, McpToolIcon } from '../tool-executor';
 import type { AuditLevel, Permission, RateLimit, SecurityStatus, TenantAccess, ToolSource } from './catalog.types';
 import { ToolEntity } from './tool.entity';
 
@@ -11,6 +11,7 @@ export interface NewCatalogEntryFields {
   schema: JsonSchema;
   outputSchema?: JsonSchema | null;
   annotations?: Record<string, unknown> | null;
+  icons?: McpToolIcon[] | null;
   permissions?: Permission[];
   tags?: string[];
   tenantAccess?: TenantAccess;
@@ -38,6 +39,7 @@ export function newCatalogEntry(fields: NewCatalogEntryFields): ToolEntity {
     schema: fields.schema,
     outputSchema: fields.outputSchema ?? null,
     annotations: fields.annotations ?? null,
+    icons: fields.icons ?? null,
     permissions: fields.permissions ?? [],
     securityStatus: fields.securityStatus ?? 'unreviewed',
     tags: fields.tags ?? [],

@@ -80,6 +80,7 @@ export class CatalogToolPolicy extends ToolPolicy {
         parameters: entry.schema,
         ...(entry.outputSchema && { returns: resultSchema(entry), outputSchema: entry.outputSchema }),
         ...(entry.annotations && { annotations: entry.annotations }),
+        ...(entry.icons?.length && { icons: entry.icons }),
       },
       executor: this.executorFor(entry),
       source: source.type,

@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import type { JsonSchema } from '../tool-executor';
+import type { JsonSchema, McpToolIcon } from '../tool-executor';
 import type {
   AuditLevel,
   AutoReviewResult,
@@ -40,6 +40,10 @@ export class ToolEntity {
 
   @Column({ type: 'jsonb', nullable: true })
   annotations: Record<string, unknown> | null;
+
+  /** MCP tool icons, as sanitized at discovery; presentation only, so outside the reviewed content. */
+  @Column({ type: 'jsonb', nullable: true })
+  icons: McpToolIcon[] | null;
 
   @Column({ type: 'text', array: true })
   permissions: Permission[];

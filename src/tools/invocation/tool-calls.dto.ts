@@ -133,7 +133,7 @@ export class ToolDefinitionListDto {
   @ApiProperty({
     example: [{ type: 'function', name: 'web_search', description: 'Search the web', parameters: { type: 'object' } }],
     description:
-      'OpenAI function tools `{type, name, description, parameters}` or MCP tools `{name, description, inputSchema, outputSchema?, annotations?}`.',
+      'OpenAI function tools `{type, name, description, parameters}` or MCP tools `{name, description, inputSchema, outputSchema?, annotations?, icons?}`.',
   })
   data: Record<string, unknown>[];
 }

@@ -52,5 +52,6 @@ export function asMcpTool(definition: ToolDefinition): Record<string, unknown> {
       outputSchema: definition.outputSchema ?? definition.returns,
     }),
     ...(definition.annotations && { annotations: definition.annotations }),
+    ...(definition.icons?.length && { icons: definition.icons }),
   };
 }

@@ -20,6 +20,7 @@ import { SsrfGuardedFetch } from './ssrf-guarded-fetch';
 import { McpHealth } from './mcp-health';
 import type { McpSourceEntity } from './mcp-source.entity';
 import { catalogName } from './mcp-tool-names';
+import { toolIcons } from './mcp-tool-icons';
 
 export interface DiscoveryResult {
   source: string;
@@ -220,6 +221,7 @@ export class McpDiscoveryService {
           schema: content.schema as Record<string, unknown>,
           outputSchema: content.outputSchema as Record<string, unknown> | null,
           annotations: content.annotations as Record<string, unknown> | null,
+          icons: toolIcons(tool.icons),
           tags: ['mcp', source.name],
           auditLevel: source.defaultAuditLevel,
           now,
@@ -250,6 +252,7 @@ export class McpDiscoveryService {
       const wasStale = existing.stale;
       existing.stale = false;
       existing.source = mcpToolSource(source, tool.name);
+      existing.icons = toolIcons(tool.icons);
       const before = currentOf(existing);
       const changedFields = FIELDS.filter(
         ([field]) => canonical(content[field] ?? null) !== canonical(before[field] ?? null),
