@@ -224,6 +224,7 @@ describe('MCP gateway across replicas', () => {
     const key = await memberKey(replicas[0], 'acme');
     const bases = replicas.map((replica) => new URL(replica.baseUrl));
     const served: number[] = [];
+    const sessionIds: string[] = [];
     let turn = 0;
     // A load balancer that sends each request to the next replica in turn.
     const roundRobin = (url: string | URL, init?: RequestInit) => {
@@ -231,7 +232,11 @@ describe('MCP gateway across replicas', () => {
       served.push(index);
       const target = new URL(url);
       target.host = bases[index].host;
-      return fetch(target, init);
+      return fetch(target, init).then((response) => {
+        const sessionId = response.headers.get('mcp-session-id');
+        if (sessionId) sessionIds.push(sessionId);
+        return response;
+      });
     };
     const client = await connect(replicas[0].baseUrl, key, undefined, roundRobin);
     for (let i = 0; i < 4; i += 1) {
@@ -242,6 +247,7 @@ describe('MCP gateway across replicas', () => {
       expect(await names(client)).toContain('echo');
     }
     expect(new Set(served)).toEqual(new Set([0, 1]));
+    expect(sessionIds).toEqual([]);
     await client.close();
   });
 });
