@@ -6,6 +6,7 @@ import { FileSearch1764000300000 } from './1764000300000-file-search';
 import { McpSources1764000400000 } from './1764000400000-mcp-sources';
 import { GatewaySessions1764000500000 } from './1764000500000-gateway-sessions';
 import { AuditCallStatuses1764000600000 } from './1764000600000-audit-call-statuses';
+import { DropGatewaySessions1764000700000 } from './1764000700000-drop-gateway-sessions';
 import { ToolIcons1764000800000 } from './1764000800000-tool-icons';
 
 /** Applied in this order, by the service at start and by `npm run migration:run`. */
@@ -18,5 +19,6 @@ export const ALL_MIGRATIONS = [
   McpSources1764000400000,
   GatewaySessions1764000500000,
   AuditCallStatuses1764000600000,
+  DropGatewaySessions1764000700000,
   ToolIcons1764000800000,
 ];

@@ -31,6 +31,9 @@ describe('two instances starting together on one new database', () => {
       const migrations = await client.query<{ name: string }>('SELECT name FROM migrations');
       const applied = migrations.rows.map((row) => row.name).sort();
       expect(applied).toEqual(ALL_MIGRATIONS.map((migration) => migration.name).sort());
+      // The MCP gateway is stateless: its session table is gone.
+      const sessions = await client.query(`SELECT to_regclass('mcp_gateway_sessions') AS name`);
+      expect(sessions.rows).toEqual([{ name: null }]);
 
       // Each instance was given its own ADMIN_API_KEY: the later one replaced the earlier, once.
       const keys = await client.query<{ revoked: boolean }>(

@@ -230,6 +230,8 @@ export const configSchema = z
           .default('local.toolgate'),
         /** Base URL clients reach this service at (behind a proxy); when unset, taken from the request's Host. */
         public_url: z.url().optional(),
+        /** Browser Origins allowed on /mcp besides this host's own; requests without Origin always pass. */
+        allowed_origins: z.array(z.string().max(2048)).max(1000).default([]),
       })
       .strict()
       .prefault({}),
