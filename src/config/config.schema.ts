@@ -214,7 +214,7 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
-    /** The MCP Registry API (/v0.1/servers) served to MCP clients that browse a private registry. */
+    /** What MCP clients see of the gateway: the /mcp endpoint and the MCP Registry API (/v0.1/servers). */
     gateway: z
       .object({
         /** Registry names are reverse-DNS: source `github` is served as `<registry_namespace>/github`. */
