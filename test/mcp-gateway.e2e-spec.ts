@@ -192,6 +192,10 @@ describe('MCP gateway at /mcp', () => {
     expect(res.body).toEqual({
       error: expect.objectContaining({ type: 'permission_error', code: 'origin_not_allowed' }),
     });
+    // Checked before authentication: a page without credentials learns no more than one with them.
+    const tokenless = await t.http.post('/mcp').set('Origin', 'https://evil.example.test').send(listRequest);
+    expect(tokenless.status).toBe(403);
+    expect(tokenless.body.error).toEqual(expect.objectContaining({ code: 'origin_not_allowed' }));
     const host = new URL(t.baseUrl).host;
     for (const origin of [undefined, ALLOWED_ORIGIN, `http://${host}`]) {
       const ok = await post(origin);

@@ -1,6 +1,7 @@
 import { MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
 import { McpGatewayController } from './mcp-gateway.controller';
 import { McpGatewayService } from './mcp-gateway.service';
+import { OriginCheckMiddleware } from './origin-check';
 import { registryCors } from './registry/registry-cors.middleware';
 import { RegistryController } from './registry/registry.controller';
 import { RegistryService } from './registry/registry.service';
@@ -12,6 +13,7 @@ import { RegistryService } from './registry/registry.service';
 })
 export class GatewayModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(OriginCheckMiddleware).forRoutes({ path: 'mcp', method: RequestMethod.ALL });
     consumer.apply(registryCors).forRoutes({ path: 'v0.1/*path', method: RequestMethod.ALL });
   }
 }

@@ -3,11 +3,9 @@ import { ApiBearerAuth, ApiForbiddenResponse, ApiHeader, ApiOperation, ApiRespon
 import { ErrorResponseDto } from '../common/error-response.dto';
 import type { Request, Response } from 'express';
 import { ApiError } from '../common/api-error';
-import { AppConfig } from '../config/app-config';
 import { Authenticated, OAuthProtectedResource } from '../auth/auth.decorators';
 import { RequestContext } from '../tenancy/request-context';
 import { McpGatewayService } from './mcp-gateway.service';
-import { checkOrigin } from './origin-check';
 
 @ApiTags('MCP gateway')
 @Authenticated()
@@ -17,7 +15,6 @@ export class McpGatewayController {
   constructor(
     private readonly gateway: McpGatewayService,
     private readonly context: RequestContext,
-    private readonly config: AppConfig,
   ) {}
 
   @All()
@@ -43,7 +40,6 @@ export class McpGatewayController {
       "Point any MCP client here with the same API key or JWT. tools/list is the caller's effective tool set; tools/call runs through authorization, validation, rate limits and audit. Stateless: every POST stands alone, so any replica answers it; there are no sessions and no server-pushed list_changed (clients re-list). With auth.oauth configured it is also an OAuth 2.1 protected resource: a 401 carries a WWW-Authenticate challenge naming its metadata (/.well-known/oauth-protected-resource/mcp), and a token lacking the scope gets 403 insufficient_scope.",
   })
   async handle(@Req() request: Request, @Res() response: Response): Promise<void> {
-    checkOrigin(request, this.config.gateway.allowed_origins);
     if (request.method !== 'POST') {
       throw new ApiError(
         405,

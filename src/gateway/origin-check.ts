@@ -1,5 +1,7 @@
-import type { Request } from 'express';
+import { Injectable, NestMiddleware } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
 import { ApiError } from '../common/api-error';
+import { AppConfig } from '../config/app-config';
 
 /**
  * Browsers send Origin; a page on another site must not drive a local or internal gateway with a
@@ -23,5 +25,16 @@ function isSameHost(origin: string, host: string | undefined): boolean {
     return new URL(origin).host === host;
   } catch {
     return false;
+  }
+}
+
+/** Runs before authentication, so a refused page learns nothing about the credentials it sent or lacks. */
+@Injectable()
+export class OriginCheckMiddleware implements NestMiddleware {
+  constructor(private readonly config: AppConfig) {}
+
+  use(request: Request, _response: Response, next: NextFunction): void {
+    checkOrigin(request, this.config.gateway.allowed_origins);
+    next();
   }
 }
