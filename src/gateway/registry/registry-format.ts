@@ -19,6 +19,22 @@ export interface ServerRemote {
   headers?: RemoteHeader[];
 }
 
+/** Every served entry connects to this Toolgate's gateway, never to the source: access stays governed. */
+export function gatewayRemote(baseUrl: string): ServerRemote {
+  return {
+    type: 'streamable-http',
+    url: `${baseUrl}/mcp`,
+    headers: [
+      {
+        name: 'Authorization',
+        description: 'Bearer <your Toolgate API key or JWT>',
+        isRequired: true,
+        isSecret: true,
+      },
+    ],
+  };
+}
+
 export interface ServerJson {
   $schema: string;
   name: string;

@@ -6,7 +6,7 @@ import { ApiErrors } from '../../common/api-errors.decorator';
 import { AppConfig } from '../../config/app-config';
 import { RequestContext } from '../../tenancy/request-context';
 import { RegistryListQueryDto } from './registry.dto';
-import { OFFICIAL_META, REVIEW_META, SERVER_SCHEMA_URL } from './registry-format';
+import { gatewayRemote, OFFICIAL_META, REVIEW_META, SERVER_SCHEMA_URL } from './registry-format';
 import { RegistryService } from './registry.service';
 
 const EXAMPLE_SERVER = {
@@ -16,20 +16,7 @@ const EXAMPLE_SERVER = {
     title: 'github',
     description: '2 governed tool(s) via Toolgate: github-create-issue, github-search',
     version: '2026.2.22',
-    remotes: [
-      {
-        type: 'streamable-http',
-        url: 'https://toolgate.example.com/mcp',
-        headers: [
-          {
-            name: 'Authorization',
-            description: 'Bearer <your Toolgate API key or JWT>',
-            isRequired: true,
-            isSecret: true,
-          },
-        ],
-      },
-    ],
+    remotes: [gatewayRemote('https://toolgate.example.com')],
   },
   _meta: {
     [OFFICIAL_META]: {

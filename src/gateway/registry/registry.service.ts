@@ -9,6 +9,7 @@ import type { McpSourceEntity } from '../../tools/mcp/mcp-source.entity';
 import { McpSourcesService } from '../../tools/mcp/mcp-sources.service';
 import type { RegistryListQueryDto } from './registry.dto';
 import {
+  gatewayRemote,
   OFFICIAL_META,
   REVIEW_META,
   SERVER_SCHEMA_URL,
@@ -99,20 +100,7 @@ export class RegistryService {
         title: source.name,
         description: truncate(`${names.length} governed tool(s) via Toolgate: ${names.join(', ')}`),
         version: sourceVersion(source),
-        remotes: [
-          {
-            type: 'streamable-http',
-            url: `${baseUrl}/mcp`,
-            headers: [
-              {
-                name: 'Authorization',
-                description: 'Bearer <your Toolgate API key or JWT>',
-                isRequired: true,
-                isSecret: true,
-              },
-            ],
-          },
-        ],
+        remotes: [gatewayRemote(baseUrl)],
       },
       _meta: {
         [OFFICIAL_META]: {
