@@ -23,6 +23,6 @@ import { SsrfGuardedFetch } from './ssrf-guarded-fetch';
     McpExecutor,
     { provide: CatalogExecutors, useExisting: McpExecutor },
   ],
-  exports: [CatalogExecutors, McpSourcesService, McpClientPool],
+  exports: [CatalogExecutors, McpSourcesService, McpClientPool, SsrfGuardedFetch],
 })
 export class McpModule {}
