@@ -70,6 +70,8 @@ const authorizationServerSchema = z
       .default(2_592_000_000),
     /** Accept Client ID Metadata Documents: a client_id that is the https URL of the client's metadata. */
     client_id_metadata_documents: flag().default(true),
+    /** Development and tests only: also accept http:// URL client ids (a local client serving its document). */
+    client_id_metadata_allow_http: flag().default(false),
   })
   .strict();
 

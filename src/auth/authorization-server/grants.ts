@@ -100,11 +100,12 @@ export class Grants {
     codeVerifier: string | undefined;
     resource: string | undefined;
   }): Promise<TokenResponse> {
-    const rows: CodeRow[] = await this.dataSource.query(
+    // TypeORM answers a DELETE or UPDATE with [rows, affected count].
+    const [rows] = (await this.dataSource.query(
       `DELETE FROM oauth_authorization_codes WHERE code_hash = $1
        RETURNING client_id, redirect_uri, code_challenge, resource, scope, api_key_id, expires_at`,
       [hash(request.code)],
-    );
+    )) as [CodeRow[], number];
     const code = rows[0];
     if (!code || code.expires_at.getTime() <= this.clock.now().getTime()) {
       throw new OAuthError('invalid_grant', 'The authorization code is unknown, expired or already used');
@@ -132,11 +133,11 @@ export class Grants {
     scope: string | undefined;
   }): Promise<TokenResponse> {
     const tokenHash = hash(request.refreshToken);
-    const rows: RefreshRow[] = await this.dataSource.query(
+    const [rows] = (await this.dataSource.query(
       `UPDATE oauth_refresh_tokens SET used_at = $2 WHERE token_hash = $1 AND used_at IS NULL
        RETURNING family_id, client_id, resource, scope, api_key_id, expires_at`,
       [tokenHash, this.clock.now()],
-    );
+    )) as [RefreshRow[], number];
     const token = rows[0];
     if (!token) {
       await this.revokeFamilyOfSpent(tokenHash);

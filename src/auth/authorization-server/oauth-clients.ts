@@ -78,7 +78,7 @@ export class OAuthClients {
 
   /** The client a `client_id` names: a registered one, or the document at that URL; undefined when unknown. */
   async find(clientId: string): Promise<OAuthClient | undefined> {
-    if (clientId.startsWith('https://')) return this.fromMetadataDocument(clientId);
+    if (/^https?:\/\//.test(clientId)) return this.fromMetadataDocument(clientId);
     if (clientId.length > 64) return undefined;
     const rows: {
       client_id: string;
@@ -106,13 +106,14 @@ export class OAuthClients {
    * and size; the document must name itself as client_id.
    */
   private async fromMetadataDocument(clientId: string): Promise<OAuthClient> {
-    if (!this.config.auth.oauth.authorization_server.client_id_metadata_documents) {
+    const settings = this.config.auth.oauth.authorization_server;
+    if (!settings.client_id_metadata_documents) {
       throw new OAuthError(
         'invalid_client',
         'This server does not accept URL client ids (client ID metadata documents)',
       );
     }
-    const url = metadataDocumentUrl(clientId);
+    const url = metadataDocumentUrl(clientId, settings.client_id_metadata_allow_http);
     let text: string;
     try {
       const response = await this.outbound.fetch(url, {
@@ -187,20 +188,15 @@ function describedClient(metadata: Record<string, unknown>): Omit<OAuthClient, '
 }
 
 /** A URL client id must be an https URL with a path and no fragment or user information. */
-function metadataDocumentUrl(clientId: string): URL {
+function metadataDocumentUrl(clientId: string, allowHttp: boolean): URL {
   let url: URL;
   try {
     url = new URL(clientId);
   } catch {
     throw new OAuthError('invalid_client', 'The client_id is not a valid URL');
   }
-  if (
-    url.protocol !== 'https:' ||
-    url.pathname === '/' ||
-    url.hash !== '' ||
-    url.username !== '' ||
-    url.password !== ''
-  ) {
+  const schemeAllowed = url.protocol === 'https:' || (allowHttp && url.protocol === 'http:');
+  if (!schemeAllowed || url.pathname === '/' || url.hash !== '' || url.username !== '' || url.password !== '') {
     throw new OAuthError(
       'invalid_client',
       'A URL client_id must be an https URL with a path, without fragment or credentials',
