@@ -4,7 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { bearer, startApp, TestApp } from './support/app';
+import { bearer, Replicas, startApp, startReplicas, TestApp } from './support/app';
 import { memberKey } from './support/catalog';
 import { ENGINES } from './support/databases';
 import { expectError } from './support/errors';
@@ -411,6 +411,82 @@ describe.each(ENGINES)('the built-in OAuth authorization server (%s)', (engine) 
         expect(response.headers.get('location')).toBeNull();
       }
     });
+  });
+});
+
+describe('the built-in authorization server on two replicas', () => {
+  const resource = 'https://toolgate.example.com/mcp';
+  let cluster: Replicas;
+
+  beforeAll(async () => {
+    cluster = await startReplicas({
+      providers: TEST_PROVIDERS,
+      config: {
+        builtins: { testkit: { enabled: true }, file_search: { enabled: false } },
+        auth: { oauth: { resource, authorization_server: { enabled: true } } },
+      },
+    });
+  }, 120_000);
+  afterAll(() => cluster?.close());
+
+  it('signs with one shared key, and any replica completes a flow another one started', async () => {
+    const [a, b] = cluster.replicas;
+    const keysA = (await a.http.get('/.well-known/jwks.json').expect(200)).body;
+    expect((await b.http.get('/.well-known/jwks.json').expect(200)).body).toEqual(keysA);
+
+    const apiKey = await memberKey(a, 'acme');
+    const clientId = (
+      await a.http
+        .post('/register')
+        .send({ redirect_uris: [REDIRECT] })
+        .expect(201)
+    ).body.client_id;
+    const { verifier, challenge } = pkce();
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      resource,
+    });
+    const page = await a.http.get(`/authorize?${query}`).expect(200);
+    const cookie = (page.headers['set-cookie'] as unknown as string[])[0].split(';')[0];
+    const approved = await b.http
+      .post('/authorize')
+      .set('Cookie', cookie)
+      .type('form')
+      .send({ ...hiddenFields(page.text), api_key: apiKey, decision: 'approve' })
+      .expect(303);
+    const code = new URL(approved.headers.location).searchParams.get('code')!;
+    const tokens = (
+      await a.http
+        .post('/token')
+        .type('form')
+        .send({
+          grant_type: 'authorization_code',
+          client_id: clientId,
+          code,
+          code_verifier: verifier,
+          redirect_uri: REDIRECT,
+        })
+        .expect(200)
+    ).body;
+    const renewed = (
+      await b.http
+        .post('/token')
+        .type('form')
+        .send({ grant_type: 'refresh_token', client_id: clientId, refresh_token: tokens.refresh_token })
+        .expect(200)
+    ).body;
+    for (const replica of [a, b]) {
+      const response = await replica.http
+        .post('/mcp')
+        .set(MCP_HEADERS)
+        .set(bearer(renewed.access_token))
+        .send(INITIALIZE);
+      expect(response.status).toBe(200);
+    }
   });
 });
 

@@ -178,6 +178,8 @@ export class Grants {
     });
     const refreshToken = `tgr_${randomToken(43)}`;
     const now = this.clock.now();
+    // Spent tokens are kept until they expire, to recognise a replay; past that they are dropped here.
+    await this.dataSource.query(`DELETE FROM oauth_refresh_tokens WHERE expires_at < $1`, [now]);
     await this.dataSource.query(
       `INSERT INTO oauth_refresh_tokens
          (token_hash, family_id, client_id, resource, scope, api_key_id, expires_at, created_at)
