@@ -157,6 +157,21 @@ describe.each(ENGINES)('the built-in OAuth authorization server (%s)', (engine) 
     expect(resourceMetadata.authorization_servers).toEqual([base]);
   });
 
+  it('documents its API routes as open in the OpenAPI document', async () => {
+    const document = (await t.http.get('/openapi.json').expect(200)).body;
+    for (const [path, method] of [
+      ['/.well-known/oauth-authorization-server', 'get'],
+      ['/.well-known/jwks.json', 'get'],
+      ['/register', 'post'],
+      ['/token', 'post'],
+    ]) {
+      expect(document.paths[path][method].security).toBeUndefined();
+      expect(Object.keys(document.paths[path][method].responses)).toContain(
+        method === 'post' && path === '/register' ? '201' : '200',
+      );
+    }
+  });
+
   it("completes the MCP SDK client's own flow, then lists and calls tools as the API key's tenant", async () => {
     const oauth = new InMemoryOAuthClient(REDIRECT, 'SDK <client>');
     const first = new StreamableHTTPClientTransport(new URL(resource), { authProvider: oauth });
@@ -228,7 +243,8 @@ describe.each(ENGINES)('the built-in OAuth authorization server (%s)', (engine) 
 
   it('refuses plain or missing PKCE by redirecting the error to the client', async () => {
     const clientId = await register();
-    for (const extra of [{ code_challenge_method: 'plain' }, { code_challenge: '' }]) {
+    const refused: Record<string, string>[] = [{ code_challenge_method: 'plain' }, { code_challenge: '' }];
+    for (const extra of refused) {
       const response = await fetch(authorizeUrl(clientId, pkce().challenge, extra), { redirect: 'manual' });
       expect(response.status).toBe(303);
       const back = new URL(response.headers.get('location')!);
