@@ -55,7 +55,7 @@ describe.each(ENGINES)('the built-in OAuth authorization server (%s)', (engine) 
       providers: TEST_PROVIDERS,
       config: {
         builtins: { testkit: { enabled: true }, file_search: { enabled: false } },
-        auth: { oauth: { resource, authorization_server: { enabled: true, client_id_metadata_allow_http: true } } },
+        auth: { oauth: { resource, authorization_server: { enabled: true, client_id_metadata_allow_local: true } } },
       },
     });
     acmeKey = await memberKey(t, 'acme');
@@ -503,6 +503,23 @@ describe('the built-in authorization server on two replicas', () => {
         .send(INITIALIZE);
       expect(response.status).toBe(200);
     }
+  });
+
+  it('fetches client metadata documents from public addresses only, by default', async () => {
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: 'https://localhost:8443/client.json',
+      redirect_uri: REDIRECT,
+      code_challenge: pkce().challenge,
+      code_challenge_method: 'S256',
+    });
+    const refused = await cluster.replicas[0].http.get(`/authorize?${query}`).expect(400);
+    expect(refused.headers.location).toBeUndefined();
+    expect(refused.text).toContain('it is not on a public address');
+    const http = new URLSearchParams({ ...Object.fromEntries(query), client_id: 'http://app.example/client.json' });
+    expect((await cluster.replicas[0].http.get(`/authorize?${http}`).expect(400)).text).toContain(
+      'must be an https URL',
+    );
   });
 });
 

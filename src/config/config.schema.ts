@@ -70,8 +70,11 @@ const authorizationServerSchema = z
       .default(2_592_000_000),
     /** Accept Client ID Metadata Documents: a client_id that is the https URL of the client's metadata. */
     client_id_metadata_documents: flag().default(true),
-    /** Development and tests only: also accept http:// URL client ids (a local client serving its document). */
-    client_id_metadata_allow_http: flag().default(false),
+    /**
+     * Development and tests only: fetch client metadata documents from http:// URLs and from private or loopback
+     * addresses too (by default only https on public addresses, whatever mcp.allow_private_networks says).
+     */
+    client_id_metadata_allow_local: flag().default(false),
   })
   .strict();
 

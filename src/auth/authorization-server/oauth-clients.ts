@@ -1,9 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Clock } from '../../common/clock';
 import { randomToken } from '../../common/ids';
 import { AppConfig } from '../../config/app-config';
-import { SsrfGuardedFetch } from '../../tools/mcp/ssrf-guarded-fetch';
+import { GuardedFetch, guardedFetch, SsrfRefusedError } from '../../tools/mcp/ssrf-guarded-fetch';
 import { OAuthError } from './oauth-error';
 import { redirectUriProblem } from './redirect-uris';
 
@@ -35,13 +35,26 @@ const MAX_METADATA_BYTES = 5 * 1024;
 const METADATA_TIMEOUT_MS = 5_000;
 
 @Injectable()
-export class OAuthClients {
+export class OAuthClients implements OnApplicationShutdown {
+  /**
+   * Anyone may make Toolgate fetch a client_id URL, so these fetches reach public addresses only, whatever
+   * mcp.allow_private_networks allows MCP sources (an admin's choice); client_id_metadata_allow_local lifts that
+   * for development and tests.
+   */
+  private readonly outbound: GuardedFetch;
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
-    private readonly outbound: SsrfGuardedFetch,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    const allowLocal = config.auth.oauth.authorization_server.client_id_metadata_allow_local;
+    this.outbound = guardedFetch({ allowPrivateNetworks: allowLocal, allowLinkLocal: false });
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.outbound.close();
+  }
 
   /** Dynamic Client Registration: validates the metadata and stores the client. */
   async register(body: unknown): Promise<ClientRegistration> {
@@ -113,7 +126,7 @@ export class OAuthClients {
         'This server does not accept URL client ids (client ID metadata documents)',
       );
     }
-    const url = metadataDocumentUrl(clientId, settings.client_id_metadata_allow_http);
+    const url = metadataDocumentUrl(clientId, settings.client_id_metadata_allow_local);
     let text: string;
     try {
       const response = await this.outbound.fetch(url, {
@@ -124,7 +137,12 @@ export class OAuthClients {
       if (!response.ok) throw new Error(`it answered HTTP ${response.status}`);
       text = await boundedText(response, MAX_METADATA_BYTES);
     } catch (error) {
-      const reason = error instanceof Error ? error.message : 'unreachable';
+      const reason =
+        error instanceof SsrfRefusedError
+          ? 'it is not on a public address'
+          : error instanceof Error
+            ? error.message
+            : 'unreachable';
       throw new OAuthError('invalid_client', `Cannot fetch the client metadata document ${clientId}: ${reason}`);
     }
     let document: unknown;

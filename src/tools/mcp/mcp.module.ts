@@ -23,6 +23,6 @@ import { SsrfGuardedFetch } from './ssrf-guarded-fetch';
     McpExecutor,
     { provide: CatalogExecutors, useExisting: McpExecutor },
   ],
-  exports: [CatalogExecutors, McpSourcesService, McpClientPool, SsrfGuardedFetch],
+  exports: [CatalogExecutors, McpSourcesService, McpClientPool],
 })
 export class McpModule {}
