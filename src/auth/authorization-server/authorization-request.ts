@@ -75,7 +75,9 @@ export async function checkAuthorizationRequest(
     throw error;
   }
   if (!client) throw new UntrustedRequestError(`No client is registered as ${clientId}`);
-  const redirectUri = parameters.redirect_uri ?? soleRedirectUri(client);
+  // Always required (MCP clients always send it), so the token request can be held to the same value.
+  const redirectUri = parameters.redirect_uri;
+  if (!redirectUri) throw new UntrustedRequestError('The request has no redirect_uri');
   if (!client.redirectUris.some((registered) => redirectUriMatches(registered, redirectUri))) {
     throw new UntrustedRequestError(`The redirect_uri ${redirectUri} is not registered for this client`);
   }
@@ -116,14 +118,6 @@ export async function checkAuthorizationRequest(
     scope: oauth.scopes.join(' '),
     parameters,
   };
-}
-
-/** Without redirect_uri, a client with exactly one registered URI means that one (RFC 6749 section 3.1.2.3). */
-function soleRedirectUri(client: OAuthClient): string {
-  if (client.redirectUris.length !== 1) {
-    throw new UntrustedRequestError('redirect_uri is required: the client has several registered');
-  }
-  return client.redirectUris[0];
 }
 
 /** The redirect URI with the response parameters added to its query (any query it has is kept). */

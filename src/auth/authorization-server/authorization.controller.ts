@@ -1,5 +1,5 @@
 import { Controller, Get, Post, Req, Res } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { ApiConsumes, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../../common/api-error';
@@ -25,11 +25,12 @@ const CSRF_COOKIE = 'tg_oauth_csrf';
  * The authorization endpoint (RFC 6749 section 3.1) and its consent page. GET checks the request and shows the
  * page; the form posts back the request with the user's API key and a CSRF token (double-submit: a SameSite=Strict
  * cookie that must equal the form field, which no other site can read or set), and on approval the browser is
- * sent to the client's registered redirect URI with a single-use code. Browser pages, not API routes: outside the
- * OpenAPI document, like the other OAuth endpoints' RFC-defined wire format.
+ * sent to the client's registered redirect URI with a single-use code. These answer a browser with HTML pages
+ * and redirects, never the API's JSON errors.
  */
 @Public()
-@ApiExcludeController()
+@ApiTags('OAuth authorization server')
+@ApiProduces('text/html')
 @Controller('authorize')
 export class AuthorizationController {
   constructor(
@@ -40,6 +41,15 @@ export class AuthorizationController {
   ) {}
 
   @Get()
+  @ApiOperation({
+    summary: 'Authorization endpoint: the consent page',
+    description:
+      'Served when auth.oauth.authorization_server.enabled is true. Query: response_type=code, client_id, ' +
+      'redirect_uri, code_challenge, code_challenge_method=S256, resource, state, scope.',
+  })
+  @ApiResponse({ status: 200, description: 'The consent page, with a CSRF cookie.' })
+  @ApiResponse({ status: 303, description: 'An error sent back to the client: its redirect URI with error and state.' })
+  @ApiResponse({ status: 400, description: 'An error page: unknown client, unregistered or missing redirect_uri.' })
   async show(@Req() request: Request, @Res() response: Response): Promise<void> {
     const authorization = await this.check(request.query, response);
     if (!authorization) return;
@@ -55,6 +65,16 @@ export class AuthorizationController {
   }
 
   @Post()
+  @ApiConsumes('application/x-www-form-urlencoded')
+  @ApiOperation({
+    summary: 'Authorization endpoint: the consent form',
+    description:
+      'The authorization request again, with csrf_token (equal to the cookie set by the page), api_key and ' +
+      'decision (approve or deny).',
+  })
+  @ApiResponse({ status: 303, description: "Back to the client's redirect URI with code and state, or error." })
+  @ApiResponse({ status: 401, description: 'The consent page again: the API key was refused.' })
+  @ApiResponse({ status: 403, description: 'An error page: the CSRF token does not match its cookie.' })
   async decide(@Req() request: Request, @Res() response: Response): Promise<void> {
     const form = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as Record<
       string,
