@@ -115,8 +115,8 @@ export class OAuthClients implements OnApplicationShutdown {
 
   /**
    * Client ID Metadata Documents: the client_id is an https URL serving the client's metadata as JSON. Fetched
-   * through the SSRF-guarded fetch (the same address rules as MCP sources), without redirects, in bounded time
-   * and size; the document must name itself as client_id.
+   * through the SSRF-guarded fetch (public addresses only, every connection checked), without redirects, in
+   * bounded time and size; the document must name itself as client_id.
    */
   private async fromMetadataDocument(clientId: string): Promise<OAuthClient> {
     const settings = this.config.auth.oauth.authorization_server;
