@@ -4,9 +4,11 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Client as PgClient } from 'pg';
+import { keyId } from '../src/tools/catalog/credentials/credential-cipher';
 import { bearer, Replicas, startApp, startReplicas, TestApp } from './support/app';
 import { memberKey } from './support/catalog';
-import { ENGINES } from './support/databases';
+import { createTestDatabase, ENGINES, TestDatabase } from './support/databases';
 import { expectError } from './support/errors';
 import { ManualClock } from './support/manual-clock';
 import { freePort, InMemoryOAuthClient } from './support/oauth-client';
@@ -521,6 +523,52 @@ describe('the built-in authorization server on two replicas', () => {
       'must be an https URL',
     );
   });
+});
+
+describe("the authorization server's signing key (postgres)", () => {
+  const resource = 'https://toolgate.example.com/mcp';
+  const [key1, key2] = [randomBytes(32).toString('base64'), randomBytes(32).toString('base64')];
+  let database: TestDatabase;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('postgres');
+  });
+  afterAll(() => database?.drop());
+
+  async function storedKeys(): Promise<{ kid: string; encryption_key_id: string; private_key_ciphertext: Buffer }[]> {
+    const client = new PgClient({ connectionString: database.url });
+    await client.connect();
+    try {
+      return (await client.query('SELECT kid, encryption_key_id, private_key_ciphertext FROM oauth_signing_keys')).rows;
+    } finally {
+      await client.end();
+    }
+  }
+
+  async function publishedKid(secrets: Record<string, unknown>): Promise<string> {
+    const app = await startApp('postgres', {
+      database,
+      config: { secrets, auth: { oauth: { resource, authorization_server: { enabled: true } } } },
+    });
+    try {
+      return (await app.http.get('/.well-known/jwks.json').expect(200)).body.keys[0].kid;
+    } finally {
+      await app.close();
+    }
+  }
+
+  it('is kept sealed across restarts and re-sealed with the new encryption key after a rotation', async () => {
+    const kid = await publishedKid({ encryption_key: key1 });
+    let rows = await storedKeys();
+    expect(rows).toHaveLength(1);
+    expect(rows[0].encryption_key_id).toBe(keyId(Buffer.from(key1, 'base64')));
+    expect(rows[0].private_key_ciphertext.toString('latin1')).not.toContain('PRIVATE KEY');
+
+    expect(await publishedKid({ encryption_key: key2, previous_keys: [key1] })).toBe(kid);
+    rows = await storedKeys();
+    expect(rows.map((row) => [row.kid, row.encryption_key_id])).toEqual([[kid, keyId(Buffer.from(key2, 'base64'))]]);
+    expect(await publishedKid({ encryption_key: key2 })).toBe(kid);
+  }, 120_000);
 });
 
 describe('the built-in authorization server, off by default', () => {
