@@ -1,21 +1,15 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { OAuthClientProvider, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens,
-} from '@modelcontextprotocol/sdk/shared/auth.js';
-import { createServer } from 'node:net';
 import { bearer, startApp, TestApp } from './support/app';
 import { memberKey } from './support/catalog';
 import { ENGINES } from './support/databases';
 import { expectError } from './support/errors';
 import { MutableMcpServer } from './support/mcp-servers';
+import { freePort, InMemoryOAuthClient } from './support/oauth-client';
 import { OAuthProvider } from './support/oauth-provider';
 import { TEST_PROVIDERS } from './support/test-providers';
 
-const REDIRECT_URL = 'http://127.0.0.1:1/callback';
 const INITIALIZE = {
   jsonrpc: '2.0',
   id: 1,
@@ -23,56 +17,6 @@ const INITIALIZE = {
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'oauth-test', version: '1.0.0' } },
 };
 const MCP_HEADERS = { Accept: 'application/json, text/event-stream', 'Content-Type': 'application/json' };
-
-/** An MCP client's OAuth state kept in memory; the browser step is left to the test. */
-class InMemoryOAuthClient implements OAuthClientProvider {
-  authorizationUrl?: URL;
-  private client?: OAuthClientInformationMixed;
-  private saved?: OAuthTokens;
-  private verifier = '';
-
-  get redirectUrl(): string {
-    return REDIRECT_URL;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'oauth-test',
-      redirect_uris: [REDIRECT_URL],
-      grant_types: ['authorization_code'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-  clientInformation() {
-    return this.client;
-  }
-  saveClientInformation(client: OAuthClientInformationMixed) {
-    this.client = client;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as { port: number };
-  await new Promise((done) => server.close(done));
-  return port;
-}
 
 describe.each(ENGINES)('/mcp as an OAuth protected resource (%s)', (engine) => {
   let t: TestApp;

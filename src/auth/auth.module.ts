@@ -7,7 +7,11 @@ import { ApiKeysService } from './api-keys.service';
 import { AuthGuard } from './auth.guard';
 import { BootstrapAdminService } from './bootstrap-admin.service';
 import { jwtConfigured, JwtStrategy } from './jwt.strategy';
-import { oauthConfigured } from './oauth-resource';
+import { builtInAuthorizationServer, oauthConfigured } from './oauth-resource';
+import {
+  AUTHORIZATION_SERVER_CONTROLLERS,
+  AUTHORIZATION_SERVER_PROVIDERS,
+} from './authorization-server/authorization-server.providers';
 import { OAuthStrategy } from './oauth.strategy';
 import { ProtectedResourceController } from './protected-resource.controller';
 
@@ -17,7 +21,10 @@ export class AuthModule {
     const providers: Provider[] = [ApiKeysService, BootstrapAdminService, { provide: APP_GUARD, useClass: AuthGuard }];
     if (jwtConfigured(config.auth.jwt)) providers.push(JwtStrategy);
     const controllers: DynamicModule['controllers'] = [ApiKeysController];
-    if (oauthConfigured(config.auth.oauth)) {
+    if (builtInAuthorizationServer(config.auth.oauth)) {
+      providers.push(...AUTHORIZATION_SERVER_PROVIDERS);
+      controllers.push(ProtectedResourceController, ...AUTHORIZATION_SERVER_CONTROLLERS);
+    } else if (oauthConfigured(config.auth.oauth)) {
       providers.push(OAuthStrategy);
       controllers.push(ProtectedResourceController);
     }

@@ -4,9 +4,13 @@ import type { Config } from '../config/config.schema';
 
 export type OAuthConfig = Config['auth']['oauth'];
 
-/** OAuth on /mcp is on once an authorization server is named. */
+/** OAuth on /mcp is on once an authorization server is named, or the built-in one is enabled (it names itself). */
 export function oauthConfigured(oauth: OAuthConfig): boolean {
   return Boolean(oauth.issuer);
+}
+
+export function builtInAuthorizationServer(oauth: OAuthConfig): boolean {
+  return oauth.authorization_server.enabled;
 }
 
 /** RFC 9728's path-aware address of the metadata for `resource` (…/mcp -> /.well-known/oauth-protected-resource/mcp). */
@@ -19,6 +23,18 @@ export function grantedScopes(payload: Record<string, unknown>): string[] {
   if (typeof payload.scope === 'string') return payload.scope.split(' ').filter((scope) => scope !== '');
   if (Array.isArray(payload.scp)) return payload.scp.filter((scope): scope is string => typeof scope === 'string');
   return [];
+}
+
+/** Refuses (403 insufficient_scope) a token that lacks any of the scopes /mcp needs. */
+export function requireScopes(payload: Record<string, unknown>, needed: string[]): void {
+  const granted = grantedScopes(payload);
+  const missing = needed.filter((scope) => !granted.includes(scope));
+  if (missing.length > 0) {
+    throw ApiError.forbidden(
+      `The access token lacks the scope ${missing.join(' ')} needed for /mcp`,
+      'insufficient_scope',
+    );
+  }
 }
 
 /**

@@ -7,7 +7,7 @@ import { ApiError } from '../common/api-error';
 import { AppConfig } from '../config/app-config';
 import type { Identity } from '../tenancy/request-context';
 import { identityFromClaims } from './jwt.strategy';
-import { grantedScopes, OAuthConfig } from './oauth-resource';
+import { OAuthConfig, requireScopes } from './oauth-resource';
 
 type KeyProvider = ReturnType<typeof passportJwtSecret>;
 
@@ -36,14 +36,7 @@ export class OAuthStrategy extends PassportStrategy(Strategy, 'oauth') {
 
   validate(payload: Record<string, unknown>): Identity {
     const identity = identityFromClaims(payload, this.config.auth.jwt);
-    const granted = grantedScopes(payload);
-    const missing = this.config.auth.oauth.scopes.filter((scope) => !granted.includes(scope));
-    if (missing.length > 0) {
-      throw ApiError.forbidden(
-        `The access token lacks the scope ${missing.join(' ')} needed for /mcp`,
-        'insufficient_scope',
-      );
-    }
+    requireScopes(payload, this.config.auth.oauth.scopes);
     return identity;
   }
 }

@@ -156,6 +156,18 @@ describe('loadConfig', () => {
     expect(message).toMatch(/^Invalid configuration: auth\.oauth\.resource.*public URL of \/mcp/);
   });
 
+  it('makes the built-in authorization server its own issuer, at the origin of the resource', () => {
+    const enabled =
+      'auth:\n  oauth:\n    resource: https://tg.example.com/mcp\n    authorization_server:\n      enabled: true\n';
+    expect(loadConfig(withFile(enabled)).auth.oauth.issuer).toBe('https://tg.example.com');
+    expect(failure(withFile(`${enabled}    issuer: https://idp.example.com\n`))).toMatch(
+      /^Invalid configuration: auth\.oauth\.issuer.*leave auth\.oauth\.issuer and auth\.oauth\.jwks_url unset/,
+    );
+    expect(failure(withFile('auth:\n  oauth:\n    authorization_server:\n      enabled: true\n'))).toMatch(
+      /^Invalid configuration: auth\.oauth\.resource/,
+    );
+  });
+
   it('refuses a TOOLGATE_CONFIG that points at a missing file', () => {
     const missing = join(dir, 'nope.yaml');
     expect(failure({ TOOLGATE_CONFIG: missing })).toBe(

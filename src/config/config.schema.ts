@@ -56,6 +56,28 @@ const jwtSchema = z
   .strict();
 
 /** /mcp as an OAuth 2.1 protected resource (MCP authorization); off while `issuer` is unset. */
+/** Toolgate as its own OAuth 2.1 authorization server for /mcp (see src/auth/authorization-server/). */
+const authorizationServerSchema = z
+  .object({
+    enabled: flag().default(false),
+    /** Lifetime of the access tokens it signs; short, since only a refresh looks at the API key's state again. */
+    access_token_ttl: duration()
+      .pipe(z.number().min(60_000, 'expected at least 1m').max(86_400_000, 'expected at most 24h'))
+      .default(600_000),
+    /** Lifetime of a refresh token (each refresh issues a new one and spends the old). */
+    refresh_token_ttl: duration()
+      .pipe(z.number().min(3_600_000, 'expected at least 1h').max(31_536_000_000, 'expected at most 365d'))
+      .default(2_592_000_000),
+    /** Accept Client ID Metadata Documents: a client_id that is the https URL of the client's metadata. */
+    client_id_metadata_documents: flag().default(true),
+    /**
+     * Development and tests only: fetch client metadata documents from http:// URLs and from private or loopback
+     * addresses too (by default only https on public addresses, whatever mcp.allow_private_networks says).
+     */
+    client_id_metadata_allow_local: flag().default(false),
+  })
+  .strict();
+
 const oauthSchema = z
   .object({
     issuer: z.url().optional(),
@@ -67,12 +89,25 @@ const oauthSchema = z
     scopes: z
       .array(z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, 'expected a scope token'))
       .default(['toolgate:mcp']),
+    authorization_server: authorizationServerSchema.prefault({}),
   })
   .strict()
-  .refine((oauth) => !oauth.issuer || oauth.resource, {
-    message: 'auth.oauth.resource is required with auth.oauth.issuer: set it to the public URL of /mcp',
+  .refine((oauth) => !(oauth.issuer || oauth.authorization_server.enabled) || oauth.resource, {
+    message:
+      'auth.oauth.resource is required with auth.oauth.issuer or auth.oauth.authorization_server.enabled: ' +
+      'set it to the public URL of /mcp',
     path: ['resource'],
-  });
+  })
+  .refine((oauth) => !oauth.authorization_server.enabled || (!oauth.issuer && !oauth.jwks_url), {
+    message:
+      'leave auth.oauth.issuer and auth.oauth.jwks_url unset with auth.oauth.authorization_server.enabled: ' +
+      'Toolgate is then its own issuer, at the origin of auth.oauth.resource',
+    path: ['issuer'],
+  })
+  // Every reader of `issuer` (metadata, token checks) then names the built-in authorization server.
+  .transform((oauth) =>
+    oauth.authorization_server.enabled ? { ...oauth, issuer: new URL(oauth.resource!).origin } : oauth,
+  );
 
 export const configSchema = z
   .object({

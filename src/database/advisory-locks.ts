@@ -12,6 +12,8 @@ export const AdvisoryLock = {
   mcpSource: 7_301_007,
   /** Creating a per-dimension vector table (file_search). */
   vectorTables: 7_301_008,
+  /** Creating the built-in authorization server's signing key (auth.oauth.authorization_server). */
+  oauthSigningKey: 7_301_009,
 } as const;
 
 /** Runs `work` while holding a session-level advisory lock on a dedicated connection. */

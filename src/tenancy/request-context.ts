@@ -9,7 +9,8 @@ export interface Identity {
   role: Role;
   /** The key id or the JWT subject. */
   subject: string;
-  method: 'api_key' | 'jwt';
+  /** `oauth`: an access token of the built-in authorization server, standing for the API key named by `subject`. */
+  method: 'api_key' | 'jwt' | 'oauth';
   agentProfile?: string;
 }
 

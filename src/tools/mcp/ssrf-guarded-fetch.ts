@@ -22,32 +22,42 @@ export class SsrfRefusedError extends Error {
  */
 @Injectable()
 export class SsrfGuardedFetch implements OnApplicationShutdown {
-  private readonly agent: Agent;
+  private readonly guarded: GuardedFetch;
   readonly fetch: FetchLike;
 
   constructor(config: AppConfig) {
-    const rules: SsrfRules = {
+    this.guarded = guardedFetch({
       allowPrivateNetworks: config.mcp.allow_private_networks,
       allowLinkLocal: config.mcp.allow_link_local,
-    };
-    this.agent = new Agent({ connect: guardedConnector(rules) });
-    const dispatcher = this.agent;
-    // undici's Request/Response are the ones Node's global fetch is built on; only their declared types differ.
-    this.fetch = (async (url: string | URL, init?: RequestInit) => {
-      try {
-        return await undiciFetch(url, { ...init, dispatcher } as never);
-      } catch (error) {
-        // fetch reports every connection failure as "fetch failed"; the refusal itself says what happened.
-        const cause = (error as Error).cause;
-        throw cause instanceof SsrfRefusedError ? cause : error;
-      }
-    }) as unknown as FetchLike;
+    });
+    this.fetch = this.guarded.fetch;
   }
 
   async onApplicationShutdown(): Promise<void> {
     // Requests in flight were drained before shutdown; streams still open (SSE) are cut.
-    await this.agent.destroy();
+    await this.guarded.close();
   }
+}
+
+export interface GuardedFetch {
+  fetch: FetchLike;
+  close(): Promise<void>;
+}
+
+/** A fetch whose every connection is checked against `rules`; for callers with rules of their own. */
+export function guardedFetch(rules: SsrfRules): GuardedFetch {
+  const dispatcher = new Agent({ connect: guardedConnector(rules) });
+  // undici's Request/Response are the ones Node's global fetch is built on; only their declared types differ.
+  const fetch = (async (url: string | URL, init?: RequestInit) => {
+    try {
+      return await undiciFetch(url, { ...init, dispatcher } as never);
+    } catch (error) {
+      // fetch reports every connection failure as "fetch failed"; the refusal itself says what happened.
+      const cause = (error as Error).cause;
+      throw cause instanceof SsrfRefusedError ? cause : error;
+    }
+  }) as unknown as FetchLike;
+  return { fetch, close: () => dispatcher.destroy() };
 }
 
 function guardedConnector(rules: SsrfRules): buildConnector.connector {

@@ -43,6 +43,6 @@ import { SecretResolver } from './secret-resolver';
       useFactory: (config: AppConfig) => new SecretResolver(config.secrets),
     },
   ],
-  exports: [CredentialsService, SecretResolver, TenantCredentials],
+  exports: [CredentialsService, SecretResolver, TenantCredentials, KeyRing],
 })
 export class CredentialsModule {}

@@ -1,0 +1,29 @@
+import type { DynamicModule, Provider } from '@nestjs/common';
+import { AccessTokens } from './access-tokens';
+import { AuthorizationServerMetadataController } from './authorization-server-metadata.controller';
+import { AuthorizationController } from './authorization.controller';
+import { Grants } from './grants';
+import { IssuedTokenStrategy } from './issued-token.strategy';
+import { OAuthClients } from './oauth-clients';
+import { RegistrationController } from './registration.controller';
+import { SigningKeys } from './signing-keys';
+import { TokenController } from './token.controller';
+
+/**
+ * The built-in OAuth 2.1 authorization server (auth.oauth.authorization_server.enabled), part of the auth module
+ * since its tokens stand for API keys. IssuedTokenStrategy takes the place of the external issuer's strategy.
+ */
+export const AUTHORIZATION_SERVER_PROVIDERS: Provider[] = [
+  SigningKeys,
+  AccessTokens,
+  OAuthClients,
+  Grants,
+  IssuedTokenStrategy,
+];
+
+export const AUTHORIZATION_SERVER_CONTROLLERS: NonNullable<DynamicModule['controllers']> = [
+  AuthorizationServerMetadataController,
+  AuthorizationController,
+  TokenController,
+  RegistrationController,
+];
