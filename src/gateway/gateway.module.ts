@@ -13,7 +13,12 @@ import { RegistryService } from './registry/registry.service';
 })
 export class GatewayModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(OriginCheckMiddleware).forRoutes({ path: 'mcp', method: RequestMethod.ALL });
+    consumer
+      .apply(OriginCheckMiddleware)
+      .forRoutes(
+        { path: 'mcp', method: RequestMethod.ALL },
+        { path: 'mcp/profiles/:agent_profile', method: RequestMethod.ALL },
+      );
     consumer.apply(registryCors).forRoutes({ path: 'v0.1/*path', method: RequestMethod.ALL });
   }
 }
