@@ -25,7 +25,7 @@ interface FoundTool {
   inputSchema: Record<string, unknown>;
 }
 
-const text = (result: { content?: unknown }) => (result.content as { text: string }[])[0].text;
+const text = (result: unknown) => (result as { content: { text: string }[] }).content[0].text;
 const names = async (client: Client) => (await client.listTools()).tools.map((tool) => tool.name).sort();
 
 describe.each(ENGINES)('MCP gateway profile URLs and tool budgets on %s', (engine) => {

@@ -19,11 +19,12 @@ import { AppConfig } from '../config/app-config';
 import type { Identity } from '../tenancy/request-context';
 import { asMcpTool } from '../tools/invocation/tool-definitions.controller';
 import { ToolDispatcher } from '../tools/invocation/tool-dispatcher';
+import type { ResolvedTool } from '../tools/invocation/tool-policy';
 import { errorResult, toCallToolResult } from './call-tool-result';
 import { CALL_TOOL, metaTools, SEARCH_TOOLS } from './meta-tools';
 import { callToolArguments, searchToolsArguments } from './meta-tool-arguments';
 import { byServedName } from './served-tool-order';
-import { ToolSearchIndex } from './tool-search/tool-search-index';
+import { ToolSearchCache } from './tool-search/tool-search-cache';
 
 const PAGE_SIZE = 100;
 
@@ -45,6 +46,7 @@ export class McpGatewayService {
 
   constructor(
     private readonly dispatcher: ToolDispatcher,
+    private readonly searchIndexes: ToolSearchCache,
     config: AppConfig,
   ) {
     this.maxListedTools = config.gateway.max_listed_tools;
@@ -73,11 +75,15 @@ export class McpGatewayService {
       const { name } = request.params;
       const args = request.params.arguments ?? {};
       const progressToken = request.params._meta?.progressToken;
-      if ((name === SEARCH_TOOLS || name === CALL_TOOL) && (await this.overBudget(identity))) {
-        if (name === SEARCH_TOOLS) return this.searchTools(identity, args);
-        const call = callToolArguments(args);
-        if (typeof call === 'string') return errorResult(call);
-        return this.callTool(identity, call.name, call.arguments, progressToken, extra);
+      if (name === SEARCH_TOOLS || name === CALL_TOOL) {
+        // The meta-tools exist only while the set is over budget; otherwise the name is a catalog tool's.
+        const tools = await this.dispatcher.effectiveTools(identity);
+        if (tools.length > this.maxListedTools) {
+          if (name === SEARCH_TOOLS) return this.searchTools(tools, args);
+          const call = callToolArguments(args);
+          if (typeof call === 'string') return errorResult(call);
+          return this.callTool(identity, call.name, call.arguments, progressToken, extra);
+        }
       }
       return this.callTool(identity, name, args, progressToken, extra);
     });
@@ -125,11 +131,12 @@ export class McpGatewayService {
     }
   }
 
-  private async searchTools(identity: Identity, args: Record<string, unknown>): Promise<CallToolResult> {
+  /** Ranks the caller's own effective tools, never anyone else's. */
+  private searchTools(tools: ResolvedTool[], args: Record<string, unknown>): CallToolResult {
     const search = searchToolsArguments(args);
     if (typeof search === 'string') return errorResult(search);
-    const tools = await this.dispatcher.effectiveTools(identity);
-    const matches = new ToolSearchIndex(tools.map((tool) => tool.definition)).search(search.query, search.limit);
+    const index = this.searchIndexes.indexFor(tools.map((tool) => tool.definition));
+    const matches = index.search(search.query, search.limit);
     const found = {
       tools: matches.map(({ definition }) => ({
         name: definition.name,
@@ -138,10 +145,6 @@ export class McpGatewayService {
       })),
     };
     return { content: [{ type: 'text', text: JSON.stringify(found) }], structuredContent: found };
-  }
-
-  private async overBudget(identity: Identity): Promise<boolean> {
-    return (await this.dispatcher.effectiveTools(identity)).length > this.maxListedTools;
   }
 
   private async listTools(identity: Identity, cursor?: string): Promise<{ tools: Tool[]; nextCursor?: string }> {
