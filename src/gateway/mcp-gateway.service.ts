@@ -12,6 +12,7 @@ import {
   Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import type { Request, Response } from 'express';
 import { version } from '../../package.json';
 import { ApiError } from '../common/api-error';
@@ -43,6 +44,11 @@ type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 @Injectable()
 export class McpGatewayService {
   private readonly maxListedTools: number;
+  /**
+   * The SDK server builds its own Ajv instance unless given one, which is most of the cost of the server
+   * built for every request; the gateway never asks clients for input, so one validator serves all.
+   */
+  private readonly schemaValidator = new AjvJsonSchemaValidator();
 
   constructor(
     private readonly dispatcher: ToolDispatcher,
@@ -67,7 +73,10 @@ export class McpGatewayService {
   }
 
   private build(identity: Identity): Server {
-    const server = new Server({ name: 'toolgate', version }, { capabilities: { tools: { listChanged: false } } });
+    const server = new Server(
+      { name: 'toolgate', version },
+      { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: this.schemaValidator },
+    );
     server.setRequestHandler(ListToolsRequestSchema, async (request) =>
       this.listTools(identity, request.params?.cursor),
     );
