@@ -17,6 +17,8 @@ interface Quality {
   recallAt5: number;
   mrr: number;
   meanMs: number;
+  /** Queries with no expected tool in the top 5, with what came first instead. */
+  misses: string[];
 }
 
 const QUERIES = join(__dirname, '..', '..', 'bench', 'fixtures', 'tool-search-queries.json');
@@ -62,6 +64,7 @@ export async function run(): Promise<void> {
         `  ${row.label.padEnd(44)} recall@1 ${row.recallAt1.toFixed(2)}   recall@5 ${row.recallAt5.toFixed(2)}   MRR ${row.mrr.toFixed(3)}   mean ${row.meanMs.toFixed(2)} ms/query`,
       );
     }
+    console.log(`  search_tools misses at 5:\n    ${searchTools.misses.join('\n    ')}`);
     const ratio = (a: number, b: number) => (b === 0 ? 'inf' : `${(a / b).toFixed(2)}x`);
     console.log(
       `  ratio (search_tools / baseline): recall@1 ${ratio(searchTools.recallAt1, baseline.recallAt1)}, recall@5 ${ratio(searchTools.recallAt5, baseline.recallAt5)}, MRR ${ratio(searchTools.mrr, baseline.mrr)}`,
@@ -75,10 +78,13 @@ async function quality(label: string, queries: Query[], rank: (query: string) =>
   let at1 = 0;
   let at5 = 0;
   let reciprocal = 0;
+  const misses: string[] = [];
   const started = performance.now();
   for (const { query, expected } of queries) {
     const ranked = await rank(query);
     const position = ranked.findIndex((name) => expected.includes(name));
+    if (position < 0 || position >= 5)
+      misses.push(`"${query}": ${expected[0]} at ${position < 0 ? '-' : position + 1}, first ${ranked[0] ?? '-'}`);
     if (position === 0) at1 += 1;
     if (position >= 0 && position < 5) at5 += 1;
     if (position >= 0) reciprocal += 1 / (position + 1);
@@ -90,6 +96,7 @@ async function quality(label: string, queries: Query[], rank: (query: string) =>
     recallAt5: at5 / n,
     mrr: reciprocal / n,
     meanMs: (performance.now() - started) / n,
+    misses,
   };
 }
 

@@ -215,6 +215,18 @@ describe.each(ENGINES)('MCP gateway profile URLs and tool budgets on %s', (engin
       expect(viaMeta).toEqual(expect.objectContaining({ tool_name: 'echo', status: 'success', tenant_id: 'acme' }));
     });
 
+    it('call_tool takes arguments written as a JSON string, as models sometimes do', async () => {
+      const acme = await open(keys.acme);
+      const result = await acme.callTool({
+        name: 'call_tool',
+        arguments: { name: 'echo', arguments: '{"text":"as a string"}' },
+      });
+      expect(result.structuredContent).toEqual(expect.objectContaining({ echo: { text: 'as a string' } }));
+      const broken = await acme.callTool({ name: 'call_tool', arguments: { name: 'echo', arguments: '{"text":' } });
+      expect(broken.isError).toBe(true);
+      expect(text(broken)).toContain('arguments is not valid JSON');
+    });
+
     it('call_tool passes progress through', async () => {
       const acme = await open(keys.acme);
       const seen: number[] = [];

@@ -7,7 +7,8 @@ export interface SearchToolsArguments {
 
 export interface CallToolArguments {
   name: string;
-  arguments: Record<string, unknown>;
+  /** An object, or a JSON string as models produce them: the dispatcher parses and validates either. */
+  arguments: Record<string, unknown> | string;
 }
 
 /** search_tools' arguments, or the message that says what is wrong with them. */
@@ -30,6 +31,7 @@ export function callToolArguments(args: Record<string, unknown>): CallToolArgume
   const { name, arguments: toolArguments = {} } = args;
   if (typeof name !== 'string' || name === '' || name.length > 256)
     return 'call_tool needs name: the name of a tool found with search_tools';
+  if (typeof toolArguments === 'string') return { name, arguments: toolArguments };
   if (toolArguments === null || typeof toolArguments !== 'object' || Array.isArray(toolArguments))
     return 'call_tool arguments must be an object';
   return { name, arguments: toolArguments as Record<string, unknown> };
