@@ -84,7 +84,9 @@ async function quality(label: string, queries: Query[], rank: (query: string) =>
     const ranked = await rank(query);
     const position = ranked.findIndex((name) => expected.includes(name));
     if (position < 0 || position >= 5)
-      misses.push(`"${query}": ${expected[0]} at ${position < 0 ? '-' : position + 1}, first ${ranked[0] ?? '-'}`);
+      misses.push(
+        `"${query}": expected at ${position < 0 ? `>${RANKED}` : position + 1} (${expected.join(' | ')}), first ${ranked[0] ?? '-'}`,
+      );
     if (position === 0) at1 += 1;
     if (position >= 0 && position < 5) at5 += 1;
     if (position >= 0) reciprocal += 1 / (position + 1);
