@@ -3,8 +3,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { bearer, startApp, TestApp } from './support/app';
 import { approvedTool, memberKey } from './support/catalog';
+import { createServer } from 'node:net';
 import { ENGINES } from './support/databases';
 import { signHs256 } from './support/jwks';
+import { OAuthProvider } from './support/oauth-provider';
 import { TEST_PROVIDERS } from './support/test-providers';
 
 const JWT_SECRET = 'a-shared-secret-of-at-least-32-bytes!';
@@ -263,5 +265,84 @@ describe.each(ENGINES)('MCP gateway profile URLs and tool budgets on %s', (engin
         /Unknown tool 'search_tools'/,
       );
     });
+  });
+});
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as { port: number };
+  await new Promise((done) => server.close(done));
+  return port;
+}
+
+describe('profile URLs of /mcp as an OAuth protected resource', () => {
+  let t: TestApp;
+  let idp: OAuthProvider;
+  let base: string;
+
+  beforeAll(async () => {
+    idp = await OAuthProvider.start({ tenant_id: 'acme' });
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    t = await startApp('postgres', {
+      port,
+      providers: TEST_PROVIDERS,
+      config: {
+        builtins: { testkit: { enabled: true }, file_search: { enabled: false } },
+        auth: { oauth: { issuer: idp.issuer, resource: `${base}/mcp` } },
+      },
+    });
+    const echo = (await t.http.get('/v1/tools?q=echo&type=builtin').set(bearer(t.adminKey))).body.data[0].id;
+    const bundle = await t.http
+      .post('/v1/tools/bundles')
+      .set(bearer(t.adminKey))
+      .send({ name: 'support', tools: [echo] })
+      .expect(201);
+    await t.http
+      .post(`/v1/tools/bundles/${bundle.body.id}/assign`)
+      .set(bearer(t.adminKey))
+      .send({ tenant_id: 'acme', agent_profile: 'support' })
+      .expect(200);
+  }, 120_000);
+  afterAll(async () => {
+    await t?.close();
+    await idp?.close();
+  });
+
+  const post = (token?: string) => {
+    const request = t.http
+      .post('/mcp/profiles/support')
+      .set('Accept', 'application/json, text/event-stream')
+      .set('Content-Type', 'application/json');
+    if (token) request.set(bearer(token));
+    return request.send({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+  };
+
+  it("challenges a tokenless request with /mcp's metadata: a profile URL is part of that resource", async () => {
+    const response = await post();
+    expect(response.status).toBe(401);
+    expect(response.headers['www-authenticate']).toBe(
+      `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp", scope="toolgate:mcp"`,
+    );
+  });
+
+  it("serves the profile's tools to a token issued for /mcp, and refuses one issued for the profile URL", async () => {
+    const token = await idp.mint({ audience: `${base}/mcp`, scope: 'toolgate:mcp' });
+    const client = new Client({ name: 'budget-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${base}/mcp/profiles/support`), {
+        requestInit: { headers: { Authorization: `Bearer ${token}` } },
+      }),
+    );
+    try {
+      expect(await names(client)).toEqual(['echo']);
+    } finally {
+      await client.close();
+    }
+    const elsewhere = await idp.mint({ audience: `${base}/mcp/profiles/support`, scope: 'toolgate:mcp' });
+    const refused = await post(elsewhere);
+    expect(refused.status).toBe(401);
+    expect(refused.body.error.code).toBe('invalid_token');
   });
 });
