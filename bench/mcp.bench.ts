@@ -1,5 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { startBenchApp } from './support/harness';
 import { startUpstream } from './support/mcp-upstream';
 
@@ -44,8 +48,26 @@ async function sdkClient(url: string, headers: Record<string, string> = {}): Pro
 }
 
 /**
+ * What stateless /mcp builds for every POST: a server with its two handlers and a transport, connected
+ * and closed. The SDK's default gives each server its own Ajv instance; the gateway shares one.
+ */
+async function serverPerRequest(validator?: AjvJsonSchemaValidator): Promise<void> {
+  const server = new Server(
+    { name: 'bench', version: '1.0.0' },
+    { capabilities: { tools: { listChanged: false } }, ...(validator && { jsonSchemaValidator: validator }) },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [] }));
+  server.setRequestHandler(CallToolRequestSchema, () => ({ content: [] }));
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+  await server.connect(transport);
+  await transport.close();
+  await server.close();
+}
+
+/**
  * A tool call to an upstream MCP server: directly with the SDK client (baseline), through Toolgate's
- * POST /v1/tool_calls (issue 6), and through Toolgate's own MCP endpoint /mcp (issue 9), in one run.
+ * POST /v1/tool_calls (issue 6), and through Toolgate's own MCP endpoint /mcp (issue 9, stateless since
+ * issue 14: a server and transport per POST), in one run; then the cost of that per-request construction.
  */
 export async function run(): Promise<void> {
   const upstream = await startUpstream();
@@ -83,6 +105,12 @@ export async function run(): Promise<void> {
     );
     print('MCP tool call through Toolgate (HTTP API) versus direct', baseline, http);
     print('MCP tool call through the /mcp gateway versus direct', baseline, gateway);
+    const shared = new AjvJsonSchemaValidator();
+    print(
+      'Per-request MCP server and transport of stateless /mcp',
+      await time('SDK default (an Ajv instance per server)', () => serverPerRequest()),
+      await time('as the gateway builds it (one shared validator)', () => serverPerRequest(shared)),
+    );
     await direct.close();
     await viaGateway.close();
   } finally {

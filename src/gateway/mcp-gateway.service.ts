@@ -3,21 +3,33 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
   CallToolRequestSchema,
+  CallToolResult,
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
+  ServerNotification,
+  ServerRequest,
   Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import type { Request, Response } from 'express';
 import { version } from '../../package.json';
 import { ApiError } from '../common/api-error';
+import { AppConfig } from '../config/app-config';
 import type { Identity } from '../tenancy/request-context';
 import { asMcpTool } from '../tools/invocation/tool-definitions.controller';
 import { ToolDispatcher } from '../tools/invocation/tool-dispatcher';
+import type { ResolvedTool } from '../tools/invocation/tool-policy';
 import { errorResult, toCallToolResult } from './call-tool-result';
+import { CALL_TOOL, metaTools, SEARCH_TOOLS } from './meta-tools';
+import { callToolArguments, searchToolsArguments } from './meta-tool-arguments';
 import { byServedName } from './served-tool-order';
+import { ToolSearchCache } from './tool-search/tool-search-cache';
 
 const PAGE_SIZE = 100;
+
+type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /**
  * The MCP server at /mcp: each tenant's governed tool set, served over stateless Streamable HTTP.
@@ -26,10 +38,25 @@ const PAGE_SIZE = 100;
  * tools/list is the caller's effective set; tools/call runs through the ToolDispatcher (authorization,
  * validation, rate limits, audit, metrics). Without a session there is no stream to push
  * notifications/tools/list_changed on: clients re-list to see changes.
+ * A set larger than gateway.max_listed_tools is listed as two meta-tools, search_tools and call_tool
+ * (see meta-tools.ts); call_tool goes through the same dispatch as a direct tools/call.
  */
 @Injectable()
 export class McpGatewayService {
-  constructor(private readonly dispatcher: ToolDispatcher) {}
+  private readonly maxListedTools: number;
+  /**
+   * The SDK server builds its own Ajv instance unless given one, which is most of the cost of the server
+   * built for every request; the gateway never asks clients for input, so one validator serves all.
+   */
+  private readonly schemaValidator = new AjvJsonSchemaValidator();
+
+  constructor(
+    private readonly dispatcher: ToolDispatcher,
+    private readonly searchIndexes: ToolSearchCache,
+    config: AppConfig,
+  ) {
+    this.maxListedTools = config.gateway.max_listed_tools;
+  }
 
   /** Answers one JSON-RPC POST for the caller; progress goes on the POST's own SSE stream. */
   async serve(identity: Identity, request: Request, response: Response): Promise<void> {
@@ -46,49 +73,92 @@ export class McpGatewayService {
   }
 
   private build(identity: Identity): Server {
-    const server = new Server({ name: 'toolgate', version }, { capabilities: { tools: { listChanged: false } } });
+    const server = new Server(
+      { name: 'toolgate', version },
+      { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: this.schemaValidator },
+    );
     server.setRequestHandler(ListToolsRequestSchema, async (request) =>
       this.listTools(identity, request.params?.cursor),
     );
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+      const { name } = request.params;
+      const args = request.params.arguments ?? {};
       const progressToken = request.params._meta?.progressToken;
-      let step = 0;
-      try {
-        const toolCall = await this.dispatcher.invoke(
-          identity,
-          { name: request.params.name, arguments: request.params.arguments ?? {} },
-          {
-            signal: extra.signal,
-            onProgress:
-              progressToken === undefined
-                ? undefined
-                : (event) => {
-                    step += 1;
-                    const progress = typeof event.progress === 'number' ? event.progress : step;
-                    const total = typeof event.total === 'number' ? event.total : undefined;
-                    const message = typeof event.message === 'string' ? event.message : undefined;
-                    // Progress is advisory: a client that went away mid-call simply misses it.
-                    void extra
-                      .sendNotification({
-                        method: 'notifications/progress',
-                        params: { progressToken, progress, total, message },
-                      })
-                      .catch(() => undefined);
-                  },
-          },
-        );
-        return toCallToolResult(toolCall);
-      } catch (error) {
-        if (!(error instanceof ApiError)) throw error;
-        if (error.code === 'unknown_tool') throw new McpError(ErrorCode.InvalidParams, error.message);
-        return errorResult(error.message);
+      if (name === SEARCH_TOOLS || name === CALL_TOOL) {
+        // The meta-tools exist only while the set is over budget; otherwise the name is a catalog tool's.
+        const tools = await this.dispatcher.effectiveTools(identity);
+        if (tools.length > this.maxListedTools) {
+          if (name === SEARCH_TOOLS) return this.searchTools(tools, args);
+          const call = callToolArguments(args);
+          if (typeof call === 'string') return errorResult(call);
+          return this.callTool(identity, call.name, call.arguments, progressToken, extra);
+        }
       }
+      return this.callTool(identity, name, args, progressToken, extra);
     });
     return server;
   }
 
+  /** A catalog tool through the dispatcher, whether named in tools/call or in call_tool's arguments. */
+  private async callTool(
+    identity: Identity,
+    name: string,
+    args: unknown,
+    progressToken: string | number | undefined,
+    extra: CallExtra,
+  ): Promise<CallToolResult> {
+    let step = 0;
+    try {
+      const toolCall = await this.dispatcher.invoke(
+        identity,
+        { name, arguments: args },
+        {
+          signal: extra.signal,
+          onProgress:
+            progressToken === undefined
+              ? undefined
+              : (event) => {
+                  step += 1;
+                  const progress = typeof event.progress === 'number' ? event.progress : step;
+                  const total = typeof event.total === 'number' ? event.total : undefined;
+                  const message = typeof event.message === 'string' ? event.message : undefined;
+                  // Progress is advisory: a client that went away mid-call simply misses it.
+                  void extra
+                    .sendNotification({
+                      method: 'notifications/progress',
+                      params: { progressToken, progress, total, message },
+                    })
+                    .catch(() => undefined);
+                },
+        },
+      );
+      return toCallToolResult(toolCall);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      if (error.code === 'unknown_tool') throw new McpError(ErrorCode.InvalidParams, error.message);
+      return errorResult(error.message);
+    }
+  }
+
+  /** Ranks the caller's own effective tools, never anyone else's. */
+  private searchTools(tools: ResolvedTool[], args: Record<string, unknown>): CallToolResult {
+    const search = searchToolsArguments(args);
+    if (typeof search === 'string') return errorResult(search);
+    const index = this.searchIndexes.indexFor(tools.map((tool) => tool.definition));
+    const matches = index.search(search.query, search.limit);
+    const found = {
+      tools: matches.map(({ definition }) => ({
+        name: definition.name,
+        description: definition.description,
+        inputSchema: definition.parameters,
+      })),
+    };
+    return { content: [{ type: 'text', text: JSON.stringify(found) }], structuredContent: found };
+  }
+
   private async listTools(identity: Identity, cursor?: string): Promise<{ tools: Tool[]; nextCursor?: string }> {
     const tools = (await this.dispatcher.effectiveTools(identity)).sort(byServedName);
+    if (tools.length > this.maxListedTools) return { tools: metaTools(tools.length) };
     const start = cursor ? Number(Buffer.from(cursor, 'base64url').toString()) : 0;
     if (!Number.isInteger(start) || start < 0) throw new McpError(ErrorCode.InvalidParams, 'Invalid cursor');
     const page = tools.slice(start, start + PAGE_SIZE).map((tool) => asMcpTool(tool.definition) as unknown as Tool);

@@ -1,0 +1,59 @@
+import { Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import type { ToolDefinition } from '../../tools/tool-executor';
+import { ToolSearchIndex } from './tool-search-index';
+
+/** Indexes kept: one per distinct effective set recently searched (tenants, profiles). */
+const CACHED_INDEXES = 16;
+
+/**
+ * Building an index costs far more than a search (tokenizing every description and schema), and /mcp is
+ * stateless, so indexes are kept here between requests, keyed by a digest of exactly the definitions
+ * they hold. Callers share an index only when their effective sets are identical, so a search still sees
+ * nothing outside the caller's own set; any change to a definition or to the set gives a new digest.
+ */
+@Injectable()
+export class ToolSearchCache {
+  private readonly indexes = new Map<string, ToolSearchIndex>();
+
+  indexFor(definitions: readonly ToolDefinition[]): ToolSearchIndex {
+    const key = digest(definitions);
+    let index = this.indexes.get(key);
+    if (index) {
+      // Most recently used last: Map keeps insertion order, so the first key is the one to drop.
+      this.indexes.delete(key);
+    } else {
+      index = new ToolSearchIndex(definitions);
+      if (this.indexes.size >= CACHED_INDEXES) this.indexes.delete(this.indexes.keys().next().value!);
+    }
+    this.indexes.set(key, index);
+    return index;
+  }
+}
+
+/**
+ * Digests of parameter schemas, by schema object: the catalog hands out the same object for as long as a
+ * tool is unchanged, so only a changed or new schema is serialized again.
+ */
+const schemaDigests = new WeakMap<object, string>();
+
+function digest(definitions: readonly ToolDefinition[]): string {
+  const hash = createHash('sha256');
+  for (const definition of definitions) {
+    hash.update(definition.name).update('\0');
+    hash.update(definition.description ?? '').update('\0');
+    hash.update(schemaDigest(definition.parameters)).update('\0');
+  }
+  return hash.digest('base64url');
+}
+
+function schemaDigest(schema: ToolDefinition['parameters']): string {
+  let known = schemaDigests.get(schema);
+  if (known === undefined) {
+    known = createHash('sha256')
+      .update(JSON.stringify(schema) ?? '')
+      .digest('base64url');
+    schemaDigests.set(schema, known);
+  }
+  return known;
+}
