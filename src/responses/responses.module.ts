@@ -1,0 +1,11 @@
+import { Module } from '@nestjs/common';
+import { ResponsesController } from './responses.controller';
+import { ResponsesService } from './responses.service';
+import { ResponsesStore } from './responses.store';
+
+/** /v1/responses: the OpenAI Responses API as an agent loop over the caller's governed tools. */
+@Module({
+  controllers: [ResponsesController],
+  providers: [ResponsesService, ResponsesStore],
+})
+export class ResponsesModule {}
