@@ -81,6 +81,8 @@ export class UpstreamModel {
         }
         if (choice.finish_reason) result.finishReason = choice.finish_reason;
       }
+      // The client ends its iteration quietly on abort; a cut-short turn must not pass for a whole one.
+      if (signal.aborted) throw signal.reason;
     } catch (error) {
       throw describe(error, signal, this.settings.timeoutMs);
     }
