@@ -2,7 +2,7 @@ import OpenAI, { toFile } from 'openai';
 import { bearer, startApp, TestApp } from './support/app';
 import { review } from './support/catalog';
 import { createTestDatabase, ENGINES } from './support/databases';
-import { FakeChatServer } from './support/fake-chat-server';
+import { FakeChatServer } from '../bench/support/fake-chat-server';
 import { FakeSearchServer, hits } from './support/fake-search-server';
 import { MutableMcpServer } from './support/mcp-servers';
 import { readSse } from './support/sse';

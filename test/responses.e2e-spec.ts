@@ -3,7 +3,7 @@ import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { bearer, startApp, TestApp } from './support/app';
 import { memberKey } from './support/catalog';
 import { ENGINES } from './support/databases';
-import { FakeChatServer } from './support/fake-chat-server';
+import { FakeChatServer } from '../bench/support/fake-chat-server';
 import { TEST_PROVIDERS } from './support/test-providers';
 
 const WEATHER_TOOL = {

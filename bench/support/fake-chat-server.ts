@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
  * A stand-in for an OpenAI-compatible model server: POST /v1/chat/completions with `stream: true` answered
  * in the real Chat Completions streaming wire format (`data: {chat.completion.chunk}` lines, a usage chunk,
  * `data: [DONE]`). Each request takes the next scripted turn; tool call arguments are cut into many small
- * deltas, and parallel calls are interleaved, as real servers send them.
+ * deltas, and parallel calls are interleaved, as real servers send them. With no scripted turn left, the
+ * `responder` (if set) chooses the answer from the request, so concurrent clients can share the server.
  */
 
 export interface ScriptedCall {
@@ -37,6 +38,8 @@ export class FakeChatServer {
   readonly requests: ChatRequest[] = [];
   /** How many hanging answers were abandoned by the client (an upstream request aborted). */
   abandoned = 0;
+  /** Answers requests when no scripted turn is left. */
+  responder?: (request: ChatRequest['body']) => Turn;
   private readonly turns: Turn[] = [];
   private readonly open = new Set<ServerResponse>();
 
@@ -84,7 +87,8 @@ export class FakeChatServer {
     }
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatRequest['body'];
     this.requests.push({ headers: req.headers, body });
-    const turn = this.turns.shift() ?? { status: 500, body: { error: { message: 'no scripted turn left' } } };
+    const turn = this.turns.shift() ??
+      this.responder?.(body) ?? { status: 500, body: { error: { message: 'no scripted turn left' } } };
     if ('status' in turn) {
       res.writeHead(turn.status, { 'content-type': 'application/json' }).end(JSON.stringify(turn.body));
       return;
