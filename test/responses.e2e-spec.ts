@@ -5,6 +5,7 @@ import { memberKey } from './support/catalog';
 import { ENGINES } from './support/databases';
 import { FakeChatServer } from '../bench/support/fake-chat-server';
 import { TEST_PROVIDERS } from './support/test-providers';
+import { metricValue } from './support/wait';
 
 const WEATHER_TOOL = {
   type: 'function' as const,
@@ -347,5 +348,10 @@ describe.each(ENGINES)('/v1/responses (%s)', (engine) => {
     expect(response.error).toEqual({ code: 'server_error', message: 'The upstream model answered HTTP 500' });
     expect(JSON.stringify(response)).not.toContain('hunter2');
     expect((await client.responses.retrieve(response.id)).status).toBe('failed');
+    const metrics = (await t.http.get('/metrics')).text;
+    expect(metricValue(metrics, 'toolgate_responses_total', { status: 'failed' })).toBeGreaterThanOrEqual(1);
+    expect(
+      metricValue(metrics, 'toolgate_responses_upstream_turn_seconds_count', { outcome: 'error' }),
+    ).toBeGreaterThanOrEqual(1);
   });
 });

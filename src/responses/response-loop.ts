@@ -34,6 +34,8 @@ export interface LoopSetup {
   input: ConversationItem[];
   events: ResponseEvents;
   signal: AbortSignal;
+  /** Told how each upstream turn ended and how long it took (metrics). */
+  onTurn?(outcome: 'ok' | 'error', seconds: number): void;
 }
 
 export interface LoopResult {
@@ -98,32 +100,46 @@ export class ResponseLoop {
     const budgetLeft = request.maxToolCalls === null || this.serverCalls < request.maxToolCalls;
     const chatTools = tools.chatTools(budgetLeft);
     let message: { item: Item; index: number; text: string } | undefined;
-    const turn = await upstream.turn(
-      {
-        model: this.setup.upstreamModel,
-        messages,
-        ...(chatTools.length > 0 && {
-          tools: chatTools,
-          tool_choice: this.toolChoice(iteration),
-          parallel_tool_calls: request.parallelToolCalls,
-        }),
-        ...(request.temperature !== null && { temperature: request.temperature }),
-        ...(request.topP !== null && { top_p: request.topP }),
-        ...(request.maxOutputTokens !== null && { max_completion_tokens: request.maxOutputTokens }),
-        ...(request.user !== null && { user: request.user }),
-      },
-      signal,
-      (delta) => {
-        if (!message) message = this.openMessage();
-        message.text += delta;
-        this.send('response.output_text.delta', {
-          item_id: message.item.id,
-          output_index: message.index,
-          content_index: 0,
-          delta,
-          logprobs: [],
-        });
-      },
+    const started = performance.now();
+    const timed = <T>(promise: Promise<T>) =>
+      promise.then(
+        (value) => {
+          this.setup.onTurn?.('ok', (performance.now() - started) / 1000);
+          return value;
+        },
+        (error: unknown) => {
+          this.setup.onTurn?.('error', (performance.now() - started) / 1000);
+          throw error;
+        },
+      );
+    const turn = await timed(
+      upstream.turn(
+        {
+          model: this.setup.upstreamModel,
+          messages,
+          ...(chatTools.length > 0 && {
+            tools: chatTools,
+            tool_choice: this.toolChoice(iteration),
+            parallel_tool_calls: request.parallelToolCalls,
+          }),
+          ...(request.temperature !== null && { temperature: request.temperature }),
+          ...(request.topP !== null && { top_p: request.topP }),
+          ...(request.maxOutputTokens !== null && { max_completion_tokens: request.maxOutputTokens }),
+          ...(request.user !== null && { user: request.user }),
+        },
+        signal,
+        (delta) => {
+          if (!message) message = this.openMessage();
+          message.text += delta;
+          this.send('response.output_text.delta', {
+            item_id: message.item.id,
+            output_index: message.index,
+            content_index: 0,
+            delta,
+            logprobs: [],
+          });
+        },
+      ),
     );
     if (message) this.closeMessage(message, 'completed');
     this.usage.input += turn.usage.input;

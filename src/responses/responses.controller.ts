@@ -1,7 +1,8 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Logger, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Authenticated } from '../auth/auth.decorators';
+import { ApiError } from '../common/api-error';
 import { ApiErrors } from '../common/api-errors.decorator';
 import { RequestContext } from '../tenancy/request-context';
 import { SseStream } from '../tools/invocation/sse-stream';
@@ -21,6 +22,8 @@ import { ResponsesStore } from './responses.store';
 @Authenticated()
 @Controller('v1/responses')
 export class ResponsesController {
+  private readonly logger = new Logger('Responses');
+
   constructor(
     private readonly responses: ResponsesService,
     private readonly store: ResponsesStore,
@@ -57,17 +60,29 @@ export class ResponsesController {
       return;
     }
     const stream = new SseStream(response);
-    await this.responses.create(
-      identity,
-      body,
-      {
-        send: (type, payload) => {
-          if (!stream.started) stream.start();
-          stream.send(type, payload);
+    try {
+      await this.responses.create(
+        identity,
+        body,
+        {
+          send: (type, payload) => {
+            if (!stream.started) stream.start();
+            stream.send(type, payload);
+          },
         },
-      },
-      clientGone.signal,
-    );
+        clientGone.signal,
+      );
+    } catch (error) {
+      // Before the first event the error is an ordinary HTTP answer; after it, an `error` event of the stream.
+      if (!stream.started) throw error;
+      if (!(error instanceof ApiError)) this.logger.error({ err: error }, 'Streamed response failed');
+      const known = error instanceof ApiError ? error : undefined;
+      stream.send('error', {
+        code: known?.code ?? 'server_error',
+        message: known?.message ?? 'The response failed because of an internal error',
+        param: known?.param ?? null,
+      });
+    }
     stream.end();
   }
 

@@ -12,6 +12,7 @@ import { ResponseEvents, ResponseLoop } from './response-loop';
 import type { ConversationItem, ResponseObject } from './response-object';
 import { parseResponseRequest, ResponseRequest } from './response-request';
 import { resolveLoopTools } from './response-tools';
+import { ResponsesMetrics } from './responses.metrics';
 import { ResponsesStore } from './responses.store';
 import { UpstreamModel } from './upstream-model';
 import { resolveUpstreamSettings, UpstreamSettings, upstreamModelFor } from './upstream-settings';
@@ -41,6 +42,7 @@ export class ResponsesService implements OnApplicationBootstrap, BeforeApplicati
     private readonly store: ResponsesStore,
     private readonly dataSource: DataSource,
     private readonly background: BackgroundTasks,
+    private readonly metrics: ResponsesMetrics,
   ) {
     this.settings = resolveUpstreamSettings(config.engine);
     if (this.settings) this.upstream = new UpstreamModel(this.settings);
@@ -126,6 +128,7 @@ export class ResponsesService implements OnApplicationBootstrap, BeforeApplicati
             input,
             events: presented,
             signal: abort.signal,
+            onTurn: (outcome, seconds) => this.metrics.upstreamTurn.observe({ outcome }, seconds),
           },
           response,
         );
@@ -139,6 +142,7 @@ export class ResponsesService implements OnApplicationBootstrap, BeforeApplicati
             },
           });
         }
+        this.metrics.responses.inc({ status: result.response.status });
         if (request.store) await this.store.finish(identity.tenantId, result.response, result.output);
         return result.response;
       } finally {
