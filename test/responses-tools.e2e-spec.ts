@@ -22,10 +22,10 @@ describe.each(ENGINES)('/v1/responses with server-side tools (%s)', (engine) => 
   let storeId: string;
 
   const auditOf = async (responseId: string) => {
-    const res = await t.http.get('/v1/tools/audit?limit=1000').set(bearer(t.adminKey)).expect(200);
-    return (res.body.data as { response_id?: string; tool_name: string; status: string }[]).filter(
-      (record) => record.response_id === responseId,
-    );
+    const res = await t.http.get(`/v1/tools/audit?response_id=${responseId}`).set(bearer(t.adminKey)).expect(200);
+    const records = res.body.data as { response_id?: string; tool_name: string; status: string }[];
+    expect(records.every((record) => record.response_id === responseId)).toBe(true);
+    return records;
   };
   const echoTool = { type: 'function' as const, name: 'echo', parameters: null, strict: null };
 
