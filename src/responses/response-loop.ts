@@ -59,6 +59,8 @@ export class ResponseLoop {
   private readonly logger = new Logger('Responses');
   private readonly output: ConversationItem[] = [];
   private serverCalls = 0;
+  /** Client function calls of the current turn whose arguments are streaming, by their index in the turn. */
+  private readonly streamedCalls = new Map<number, { item: Item; index: number }>();
   private readonly usage = { input: 0, output: 0 };
 
   constructor(
@@ -100,6 +102,7 @@ export class ResponseLoop {
     const budgetLeft = request.maxToolCalls === null || this.serverCalls < request.maxToolCalls;
     const chatTools = tools.chatTools(budgetLeft);
     let message: { item: Item; index: number; text: string } | undefined;
+    this.streamedCalls.clear();
     const started = performance.now();
     const timed = <T>(promise: Promise<T>) =>
       promise.then(
@@ -139,6 +142,7 @@ export class ResponseLoop {
             logprobs: [],
           });
         },
+        (call, delta) => this.streamArguments(call, delta),
       ),
     );
     if (message) this.closeMessage(message, 'completed');
@@ -227,31 +231,55 @@ export class ResponseLoop {
     return clientCalls;
   }
 
-  private clientCall(call: UpstreamToolCall): void {
+  /**
+   * A client function call's arguments stream out as the model writes them: its item opens at the first delta
+   * that names a client function. Server-side calls are shown when they run, after the turn.
+   */
+  private streamArguments(call: UpstreamToolCall, delta: string): void {
+    const open = this.streamedCalls.get(call.index);
+    if (open) {
+      if (delta) this.sendArgumentsDelta(open, delta);
+      return;
+    }
+    if (!call.name || this.setup.tools.get(call.name)?.kind !== 'client') return;
+    const opened = this.openClientCall(call);
+    if (call.arguments) this.sendArgumentsDelta(opened, call.arguments);
+  }
+
+  private openClientCall(call: UpstreamToolCall): { item: Item; index: number } {
     const index = this.output.length;
-    const callId = call.id || newId('call_');
     const item: Item = {
       id: newId('fc_'),
       type: 'function_call',
       status: 'in_progress',
-      call_id: callId,
+      call_id: call.id || newId('call_'),
       name: call.name,
       arguments: '',
     };
     this.output.push({ item });
     this.send('response.output_item.added', { output_index: index, item });
-    this.send('response.function_call_arguments.delta', {
-      item_id: item.id,
-      output_index: index,
-      delta: call.arguments,
-    });
+    const opened = { item, index };
+    this.streamedCalls.set(call.index, opened);
+    return opened;
+  }
+
+  private sendArgumentsDelta(open: { item: Item; index: number }, delta: string): void {
+    this.send('response.function_call_arguments.delta', { item_id: open.item.id, output_index: open.index, delta });
+  }
+
+  /** Ends a client function call's item (opened while its arguments streamed, or now). */
+  private clientCall(call: UpstreamToolCall): void {
+    const opened = this.streamedCalls.get(call.index);
+    const { item, index } = opened ?? this.openClientCall(call);
+    if (!opened && call.arguments) this.sendArgumentsDelta({ item, index }, call.arguments);
+    // A name written over several deltas may not have been complete when the item opened.
+    const done: Item = { ...item, status: 'completed', name: call.name, arguments: call.arguments };
     this.send('response.function_call_arguments.done', {
       item_id: item.id,
       output_index: index,
       name: call.name,
       arguments: call.arguments,
     });
-    const done: Item = { ...item, status: 'completed', arguments: call.arguments };
     this.output[index] = { item: done };
     this.send('response.output_item.done', { output_index: index, item: done });
   }

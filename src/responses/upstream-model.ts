@@ -4,6 +4,8 @@ import type { UpstreamSettings } from './upstream-settings';
 
 /** One tool call of a model turn, put together from its deltas. */
 export interface UpstreamToolCall {
+  /** The call's `index` in the turn. */
+  index: number;
   id: string;
   name: string;
   arguments: string;
@@ -53,6 +55,7 @@ export class UpstreamModel {
     params: Omit<ChatCompletionCreateParamsStreaming, 'stream' | 'stream_options'>,
     signal: AbortSignal,
     onText: (delta: string) => void,
+    onArguments: (call: UpstreamToolCall, delta: string) => void = () => undefined,
   ): Promise<UpstreamTurn> {
     const result: UpstreamTurn = { text: '', toolCalls: [], finishReason: null, usage: { input: 0, output: 0 } };
     const calls = new Map<number, UpstreamToolCall>();
@@ -72,7 +75,11 @@ export class UpstreamModel {
           result.text += delta.content;
           onText(delta.content);
         }
-        for (const call of delta.tool_calls ?? []) size += accumulate(calls, call);
+        for (const call of delta.tool_calls ?? []) {
+          const { call: whole, size: added } = accumulate(calls, call);
+          size += added;
+          onArguments(whole, call.function?.arguments ?? '');
+        }
         if (size > MAX_TURN_CHARS) {
           throw new UpstreamFailure(
             'server_error',
@@ -93,7 +100,10 @@ export class UpstreamModel {
 
 type ToolCallDelta = NonNullable<ChatCompletionChunk.Choice.Delta['tool_calls']>[number];
 
-function accumulate(calls: Map<number, UpstreamToolCall>, delta: ToolCallDelta): number {
+function accumulate(
+  calls: Map<number, UpstreamToolCall>,
+  delta: ToolCallDelta,
+): { call: UpstreamToolCall; size: number } {
   const index = typeof delta.index === 'number' ? delta.index : calls.size;
   let call = calls.get(index);
   if (!call) {
@@ -103,13 +113,13 @@ function accumulate(calls: Map<number, UpstreamToolCall>, delta: ToolCallDelta):
         `The upstream model asked for more than ${MAX_TOOL_CALLS_PER_TURN} tool calls at once`,
       );
     }
-    call = { id: '', name: '', arguments: '' };
+    call = { index, id: '', name: '', arguments: '' };
     calls.set(index, call);
   }
   if (delta.id) call.id = delta.id;
   if (delta.function?.name) call.name += delta.function.name;
   if (delta.function?.arguments) call.arguments += delta.function.arguments;
-  return (delta.function?.name?.length ?? 0) + (delta.function?.arguments?.length ?? 0);
+  return { call, size: (delta.function?.name?.length ?? 0) + (delta.function?.arguments?.length ?? 0) };
 }
 
 /** A client-facing description of an upstream failure; what the upstream said stays out of it. */
