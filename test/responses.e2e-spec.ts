@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { bearer, startApp, TestApp } from './support/app';
-import { memberKey } from './support/catalog';
+import { approvedTool, memberKey } from './support/catalog';
 import { ENGINES } from './support/databases';
 import { FakeChatServer } from '../bench/support/fake-chat-server';
 import { TEST_PROVIDERS } from './support/test-providers';
@@ -340,6 +340,94 @@ describe.each(ENGINES)('/v1/responses (%s)', (engine) => {
       .send({ model: 'm', input: 'hi', previous_response_id: 'resp_doesnotexist' })
       .expect(404);
     expect(missing.body.error).toMatchObject({ code: 'previous_response_not_found', param: 'previous_response_id' });
+  });
+
+  it('narrows request tools to the agent profile, and hands catalog function tools to the client', async () => {
+    const tools = await t.http.get('/v1/tools?q=echo&type=builtin').set(bearer(t.adminKey)).expect(200);
+    const echoId = (tools.body.data as { id: string; name: string }[]).find((tool) => tool.name === 'echo')!.id;
+    const notesId = await approvedTool(t, 'crm-notes');
+    const bundle = await t.http
+      .post('/v1/tools/bundles')
+      .set(bearer(t.adminKey))
+      .send({ name: 'Support desk', tools: [echoId, notesId] })
+      .expect(201);
+    await t.http
+      .post(`/v1/tools/bundles/${bundle.body.id}/assign`)
+      .set(bearer(t.adminKey))
+      .send({ tenant_id: 'acme', agent_profile: 'support' })
+      .expect(200);
+    const support = new OpenAI({
+      baseURL: `${t.baseUrl}/v1`,
+      apiKey: await memberKey(t, 'acme'),
+      maxRetries: 0,
+      defaultHeaders: { 'X-Agent-Profile': 'support' },
+    });
+    const registry = (name: string) => ({ type: 'function' as const, name, parameters: null, strict: null });
+
+    expect(
+      await status(
+        support.responses.create({ model: 'm', input: 'hi', tools: [registry('echo'), registry('strict')] }),
+      ),
+    ).toMatchObject({ status: 400, error: { code: 'unknown_tool', param: 'tools[1].name' } });
+    expect(upstream.requests).toHaveLength(0);
+
+    upstream.script({
+      toolCalls: [
+        { name: 'echo', arguments: '{"text":"hi"}' },
+        { name: 'crm-notes', arguments: '{"q":"Ada"}', id: 'call_notes' },
+      ],
+    });
+    const response = await support.responses.create({
+      model: 'm',
+      input: 'Echo and take notes',
+      tools: [registry('echo'), registry('crm-notes')],
+    });
+    expect(upstream.requests[0].body.tools?.map((tool) => tool.function.name)).toEqual(['echo', 'crm-notes']);
+    expect(upstream.requests[0].body.tools?.[1].function.parameters).toMatchObject({
+      properties: { q: { type: 'string' } },
+    });
+    // The client call's item opens while its arguments stream; the catalog call runs after the turn.
+    expect(response.output.map((item) => [item.type, (item as { status?: string }).status])).toEqual([
+      ['function_call', 'completed'],
+      ['mcp_call', 'completed'],
+    ]);
+    expect(response.output[0]).toMatchObject({ call_id: 'call_notes', name: 'crm-notes', arguments: '{"q":"Ada"}' });
+    const audit = await t.http.get(`/v1/tools/audit?response_id=${response.id}`).set(bearer(t.adminKey)).expect(200);
+    expect(audit.body.data).toEqual([
+      expect.objectContaining({ tool_name: 'echo', tenant_id: 'acme', agent_id: 'support', response_id: response.id }),
+    ]);
+  });
+
+  it('tells the model about calls of tools it was not offered, and survives an unreadable upstream answer', async () => {
+    upstream.script({ toolCalls: [{ name: 'rm_rf', arguments: '{}' }] }, { text: 'Sorry.' });
+    const response = await client.responses.create({ model: 'm', input: 'go', tools: [WEATHER_TOOL] });
+    expect(response.output[0]).toMatchObject({
+      type: 'mcp_call',
+      status: 'failed',
+      server_label: 'toolgate',
+      name: 'rm_rf',
+      error: expect.stringContaining("Unknown tool 'rm_rf'"),
+    });
+    expect(response.output_text).toBe('Sorry.');
+    expect(await auditOf(response.id)).toEqual([]);
+
+    upstream.script(
+      { raw: 'data: {"choices": [{"delta": {"content": "par\n\n' },
+      {
+        raw: 'data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"cut"}}]}\n\n',
+      },
+    );
+    const unreadable = await client.responses.create({ model: 'm', input: 'go' });
+    expect(unreadable).toMatchObject({
+      status: 'failed',
+      error: { code: 'server_error', message: 'The upstream model sent an answer that could not be read' },
+    });
+    const truncated = await client.responses.create({ model: 'm', input: 'go' });
+    expect(truncated).toMatchObject({
+      status: 'failed',
+      error: { code: 'server_error', message: "The upstream model's answer ended before it was complete" },
+    });
+    expect(truncated.output[0]).toMatchObject({ type: 'message', status: 'incomplete' });
   });
 
   it('ends failed with an error object when the upstream fails, without its details', async () => {

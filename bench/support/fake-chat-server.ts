@@ -19,6 +19,8 @@ export type Turn =
   | { text: string }
   | { toolCalls: ScriptedCall[]; text?: string }
   | { status: number; body: unknown }
+  /** A 200 whose body is this text as it is (not the streaming format). */
+  | { raw: string }
   /** Sends `text` (if any) then never finishes, until the client goes away. */
   | { hang: true; text?: string };
 
@@ -91,6 +93,10 @@ export class FakeChatServer {
       this.responder?.(body) ?? { status: 500, body: { error: { message: 'no scripted turn left' } } };
     if ('status' in turn) {
       res.writeHead(turn.status, { 'content-type': 'application/json' }).end(JSON.stringify(turn.body));
+      return;
+    }
+    if ('raw' in turn) {
+      res.writeHead(200, { 'content-type': 'text/event-stream' }).end(turn.raw);
       return;
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });

@@ -48,6 +48,8 @@ export class UpstreamModel {
       ...(settings.apiKey === undefined && { defaultHeaders: { Authorization: null } }),
       maxRetries: 0,
       timeout: settings.timeoutMs,
+      // The client would print unreadable upstream chunks on stderr; what the upstream sent is not logged.
+      logLevel: 'off',
     });
   }
 
@@ -90,6 +92,10 @@ export class UpstreamModel {
       }
       // The client ends its iteration quietly on abort; a cut-short turn must not pass for a whole one.
       if (signal.aborted) throw signal.reason;
+      // Every complete answer ends with a finish_reason; a stream that stops before it was cut off.
+      if (result.finishReason === null) {
+        throw new UpstreamFailure('server_error', "The upstream model's answer ended before it was complete");
+      }
     } catch (error) {
       throw describe(error, signal, this.settings.timeoutMs);
     }
