@@ -333,6 +333,14 @@ describe.each(ENGINES)('/v1/responses (%s)', (engine) => {
       param: 'tools[0].type',
     });
     expect(await bad({ model: 'm', input: 'hi', temperature: 7 })).toMatchObject({ param: 'temperature' });
+    expect(
+      await bad({ model: 'm', input: 'hi', tools: [{ type: 'file_search', vector_store_ids: ['vs_ok', '../x'] }] }),
+    ).toMatchObject({ param: 'tools[0].vector_store_ids[1]' });
+    expect(await bad({ model: 'm', input: 'hi', background: true, store: false })).toMatchObject({ param: 'store' });
+    expect(await bad({ model: 'm', input: 'hi', prompt: { id: 'pmpt_1' } })).toMatchObject({
+      param: 'prompt',
+      code: 'unsupported_parameter',
+    });
     expect(upstream.requests).toHaveLength(0);
     const missing = await t.http
       .post('/v1/responses')

@@ -53,6 +53,7 @@ const MAX_TOOLS = 128;
 const MAX_METADATA_KEYS = 16;
 const FUNCTION_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 const CALL_ID = /^[\w.:-]{1,128}$/;
+const VECTOR_STORE_ID = /^vs_[A-Za-z0-9]{1,64}$/;
 export const SUPPORTED_INCLUDES = ['file_search_call.results'];
 
 /** Fields of OpenAI's request that change nothing here, accepted so SDK calls that set them still work. */
@@ -264,9 +265,14 @@ function parseTool(raw: unknown, index: number): RequestTool {
     }
     case 'file_search': {
       const ids = raw.vector_store_ids;
-      if (!Array.isArray(ids) || ids.length === 0 || ids.length > 10 || !ids.every((id) => typeof id === 'string')) {
+      if (!Array.isArray(ids) || ids.length === 0 || ids.length > 10) {
         throw invalid('vector_store_ids must list 1 to 10 vector store ids', `${param}.vector_store_ids`);
       }
+      ids.forEach((id, position) => {
+        if (typeof id !== 'string' || !VECTOR_STORE_ID.test(id)) {
+          throw invalid('expected a vector store id (vs_...)', `${param}.vector_store_ids[${position}]`);
+        }
+      });
       return {
         type: 'file_search',
         index,
