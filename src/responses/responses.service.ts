@@ -6,12 +6,12 @@ import { AppConfig } from '../config/app-config';
 import { BackgroundTasks } from '../observability/background';
 import type { Identity } from '../tenancy/request-context';
 import { ToolDispatcher } from '../tools/invocation/tool-dispatcher';
-import { presentItem, presentResponse } from './response-presenter';
+import { presentingEvents, presentResponse } from './response-presenter';
 import { ResponseCancelled, ResponseLease } from './response-lease';
-import { ResponseEvents, ResponseLoop } from './response-loop';
+import { NO_EVENTS, ResponseEvents, ResponseLoop } from './response-loop';
 import type { ConversationItem, ResponseObject } from './response-object';
 import { parseResponseRequest, ResponseRequest } from './response-request';
-import { resolveLoopTools } from './response-tools';
+import { LoopTools, resolveLoopTools } from './response-tools';
 import { ResponsesMetrics } from './responses.metrics';
 import { ResponsesStore } from './responses.store';
 import { UpstreamModel } from './upstream-model';
@@ -19,6 +19,17 @@ import { resolveUpstreamSettings, UpstreamSettings, upstreamModelFor } from './u
 
 /** The service is stopping: the run ends `failed` with a message saying so. */
 class ShuttingDown extends Error {}
+
+/** Everything a response's loop needs, checked and loaded before anything is stored. */
+interface PreparedRun {
+  identity: Identity;
+  request: ResponseRequest;
+  upstreamModel: string;
+  tools: LoopTools;
+  history: ConversationItem[];
+  input: ConversationItem[];
+  response: ResponseObject;
+}
 
 /**
  * POST /v1/responses and what follows from it: checks the request, narrows its tools to the caller's
@@ -71,94 +82,85 @@ export class ResponsesService implements OnApplicationBootstrap, BeforeApplicati
     signal: AbortSignal,
   ): Promise<ResponseObject> {
     const request = this.check(parseResponseRequest(body));
-    const upstreamModel = upstreamModelFor(this.settings!, request.model);
-    const tools = await resolveLoopTools(this.dispatcher, identity, request.tools);
-    const history = request.previousResponseId
-      ? await this.store.history(identity.tenantId, request.previousResponseId)
-      : [];
-    const response = newResponse(request);
-    const input: ConversationItem[] = request.input.map((item) => ({ item }));
-    const include = request.include;
-    const abort = new AbortController();
-    const onClientGone = () => abort.abort(signal.reason);
+    const run: PreparedRun = {
+      identity,
+      request,
+      upstreamModel: upstreamModelFor(this.settings!, request.model),
+      tools: await resolveLoopTools(this.dispatcher, identity, request.tools),
+      history: request.previousResponseId
+        ? await this.store.history(identity.tenantId, request.previousResponseId)
+        : [],
+      input: request.input.map((item) => ({ item })),
+      response: newResponse(request),
+    };
     if (request.store) {
       await this.store.create(
         identity.tenantId,
-        response,
-        input,
+        run.response,
+        run.input,
         request.background ? request : null,
         this.owner,
         this.config.engine.background_lease,
       );
     }
-    const run = async () => {
-      const lease = new ResponseLease(
-        this.dataSource,
-        this.background,
-        this.owner,
-        this.config.engine.background_lease,
-      );
-      if (request.store) lease.hold(response.id, abort);
-      this.running.set(response.id, abort);
-      try {
-        response.status = 'in_progress';
-        if (request.background) await this.store.markInProgress(identity.tenantId, response.id);
-        const presented: ResponseEvents = {
-          send: (type, payload) =>
-            events.send(type, {
-              ...payload,
-              ...(payload.item !== undefined && { item: presentItem(payload.item as never, include) }),
-              ...(payload.response !== undefined && {
-                response: presentResponse(payload.response as ResponseObject, include),
-              }),
-            }),
-        };
-        presented.send('response.in_progress', { response });
-        const loop = new ResponseLoop(
-          {
-            dispatcher: this.dispatcher,
-            upstream: this.upstream!,
-            upstreamModel,
-            maxIterations: this.config.engine.max_iterations,
-            maxJsonDepth: this.config.server.max_json_depth,
-            identity,
-            request,
-            tools,
-            history,
-            input,
-            events: presented,
-            signal: abort.signal,
-            onTurn: (outcome, seconds) => this.metrics.upstreamTurn.observe({ outcome }, seconds),
-          },
-          response,
-        );
-        const result = await loop.run();
-        if (abort.signal.reason instanceof ShuttingDown) {
-          Object.assign(result.response, {
-            status: 'failed',
-            error: {
-              code: 'server_error',
-              message: 'The service stopped while the response was running; create it again',
-            },
-          });
-        }
-        this.metrics.responses.inc({ status: result.response.status });
-        if (request.store) await this.store.finish(identity.tenantId, result.response, result.output);
-        return result.response;
-      } finally {
-        lease.release();
-        this.running.delete(response.id);
-        signal.removeEventListener('abort', onClientGone);
-      }
-    };
+    const abort = new AbortController();
     if (request.background) {
-      this.background.run('response_background_run', run);
-      return presentResponse({ ...response, status: 'queued' }, include);
+      const queued = presentResponse({ ...run.response }, request.include);
+      this.background.run('response_background_run', () => this.execute(run, NO_EVENTS, abort));
+      return queued;
     }
+    const onClientGone = () => abort.abort(signal.reason);
     signal.addEventListener('abort', onClientGone, { once: true });
     if (signal.aborted) abort.abort(signal.reason);
-    events.send('response.created', { response: presentResponse(response, include) });
-    return presentResponse(await run(), include);
+    try {
+      events.send('response.created', { response: presentResponse(run.response, request.include) });
+      return presentResponse(await this.execute(run, events, abort), request.include);
+    } finally {
+      signal.removeEventListener('abort', onClientGone);
+    }
+  }
+
+  /** Runs the loop under the response's lease, then records how it ended. */
+  private async execute(run: PreparedRun, events: ResponseEvents, abort: AbortController): Promise<ResponseObject> {
+    const { identity, request, response } = run;
+    const lease = new ResponseLease(this.dataSource, this.background, this.owner, this.config.engine.background_lease);
+    if (request.store) lease.hold(response.id, abort);
+    this.running.set(response.id, abort);
+    try {
+      response.status = 'in_progress';
+      if (request.background) await this.store.markInProgress(identity.tenantId, response.id);
+      const presented = presentingEvents(events, request.include);
+      presented.send('response.in_progress', { response });
+      const loop = new ResponseLoop(
+        {
+          ...run,
+          dispatcher: this.dispatcher,
+          upstream: this.upstream!,
+          maxIterations: this.config.engine.max_iterations,
+          maxJsonDepth: this.config.server.max_json_depth,
+          events: presented,
+          signal: abort.signal,
+          onTurn: (outcome, seconds) => this.metrics.upstreamTurn.observe({ outcome }, seconds),
+        },
+        response,
+      );
+      const result = await loop.run();
+      if (abort.signal.reason instanceof ShuttingDown) {
+        Object.assign(result.response, {
+          status: 'failed',
+          error: {
+            code: 'server_error',
+            message: 'The service stopped while the response was running; create it again',
+          },
+        });
+      }
+      this.metrics.responses.inc({ status: result.response.status });
+      if (request.store) await this.store.finish(identity.tenantId, result.response, result.output);
+      return result.response;
+    } finally {
+      lease.release();
+      this.running.delete(response.id);
+    }
   }
 
   async get(identity: Identity, id: string, include: string[]): Promise<ResponseObject> {
