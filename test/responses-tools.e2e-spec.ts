@@ -215,6 +215,12 @@ describe.each(ENGINES)('/v1/responses with server-side tools (%s)', (engine) => 
       param: 'tools[0].server_label',
     });
     expect(
+      (await create({ type: 'mcp', server_label: 'crm', allowed_tools: ['lookup', 'drop_tables'] })).body.error,
+    ).toMatchObject({
+      param: 'tools[0].allowed_tools[1]',
+      message: "The MCP source 'crm' has no tool 'drop_tables' this caller may use; it has crm-erase, crm-lookup",
+    });
+    expect(
       (await create({ type: 'mcp', server_label: 'crm', server_url: 'http://169.254.169.254/' })).body.error,
     ).toMatchObject({
       param: 'tools[0].server_url',

@@ -162,8 +162,26 @@ function mcpTools(effective: ResolvedTool[], label: string, allowed: string[] | 
       'unknown_mcp_server',
     );
   }
-  const wanted = allowed && new Set(allowed.flatMap((name) => [name, catalogName(label, name)]));
-  return ofSource
-    .filter((tool) => !wanted || wanted.has(tool.name))
-    .map((tool) => ({ ...definitionOf(tool), kind: 'mcp', catalogName: tool.name, serverLabel: label }));
+  if (!allowed) return ofSource.map((tool) => mcpTool(tool, label));
+  const byName = new Map(ofSource.map((tool) => [tool.name, tool]));
+  const chosen = new Map<string, LoopTool>();
+  allowed.forEach((name, position) => {
+    // Either the server's own name or the catalog name (`<source>-<tool>`).
+    const tool = byName.get(name) ?? byName.get(catalogName(label, name));
+    if (!tool) {
+      const known = [...byName.keys()];
+      throw ApiError.invalid(
+        `The MCP source '${label}' has no tool '${name}' this caller may use; it has ` +
+          `${known.slice(0, 20).join(', ')}${known.length > 20 ? ', ...' : ''}`,
+        `${param}.allowed_tools[${position}]`,
+        'unknown_tool',
+      );
+    }
+    chosen.set(tool.name, mcpTool(tool, label));
+  });
+  return [...chosen.values()];
+}
+
+function mcpTool(tool: ResolvedTool, label: string): LoopTool {
+  return { ...definitionOf(tool), kind: 'mcp', catalogName: tool.name, serverLabel: label };
 }
