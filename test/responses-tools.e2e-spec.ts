@@ -1,10 +1,12 @@
 import OpenAI, { toFile } from 'openai';
+import { randomToken } from '../src/common/ids';
 import { bearer, startApp, TestApp } from './support/app';
 import { review } from './support/catalog';
 import { createTestDatabase, ENGINES } from './support/databases';
 import { FakeChatServer } from '../bench/support/fake-chat-server';
 import { FakeSearchServer, hits } from './support/fake-search-server';
 import { MutableMcpServer } from './support/mcp-servers';
+import { buildService, freePort, ServerProcess } from './support/server-process';
 import { readSse } from './support/sse';
 import { TEST_PROVIDERS } from './support/test-providers';
 import { waitFor } from './support/wait';
@@ -374,4 +376,59 @@ describe('/v1/responses across restarts and without an upstream', () => {
       await database.drop();
     }
   }, 60_000);
+
+  it('marks a response failed once the lease of a killed replica runs out', async () => {
+    await buildService();
+    const upstream = await FakeChatServer.start();
+    const database = await createTestDatabase('postgres');
+    const adminKey = `tg_test_admin_${randomToken(24)}`;
+    const config = {
+      builtins: { file_search: { enabled: false } },
+      engine: { upstream: { url: upstream.url }, background_lease: '1s' },
+    };
+    let server: ServerProcess | undefined;
+    try {
+      server = await ServerProcess.start(
+        {
+          PORT: String(await freePort()),
+          HOST: '127.0.0.1',
+          DATABASE_URL: database.url!,
+          TOOLGATE_DATA_DIR: database.dataDir,
+          ADMIN_API_KEY: adminKey,
+          LOG_LEVEL: 'silent',
+          TOOLGATE_BUILTINS__FILE_SEARCH__ENABLED: 'false',
+          TOOLGATE_SECRETS__ENCRYPTION_KEY: 'dG9vbGdhdGUtdGVzdC1rZXktMzItYnl0ZXMtbG9uZyE=',
+          TOOLGATE_ENGINE__UPSTREAM__URL: upstream.url,
+          TOOLGATE_ENGINE__BACKGROUND_LEASE: '1s',
+        },
+        database.dataDir,
+      );
+      upstream.script({ hang: true });
+      const killed = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: adminKey, maxRetries: 0 });
+      const queued = await killed.responses.create({ model: 'm', input: 'go', background: true });
+      await waitFor(() => upstream.requests.length === 1);
+      expect((await killed.responses.retrieve(queued.id)).status).toBe('in_progress');
+      await server.kill();
+
+      const second = await startApp('postgres', { database, config, adminKey });
+      try {
+        const again = new OpenAI({ baseURL: `${second.baseUrl}/v1`, apiKey: adminKey, maxRetries: 0 });
+        let current = await again.responses.retrieve(queued.id);
+        await waitFor(async () => {
+          current = await again.responses.retrieve(queued.id);
+          return current.status === 'failed';
+        }, 10_000);
+        expect(current.error).toEqual({
+          code: 'server_error',
+          message: 'The service stopped while the response was running; create it again',
+        });
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await server?.kill();
+      await upstream.close();
+      await database.drop();
+    }
+  }, 240_000);
 });

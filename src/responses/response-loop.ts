@@ -19,6 +19,16 @@ export interface ResponseEvents {
 
 export const NO_EVENTS: ResponseEvents = { send: () => undefined };
 
+/**
+ * An abort reason that says how the response ends; any other abort (the client went away, a cancel) ends
+ * it `cancelled`.
+ */
+export class StopResponse extends Error {
+  constructor(readonly error: { code: string; message: string }) {
+    super(error.message);
+  }
+}
+
 export interface LoopSetup {
   dispatcher: ToolDispatcher;
   upstream: UpstreamModel;
@@ -53,7 +63,7 @@ interface Ending {
  * One response: model turn -> server-side tool calls (through the dispatcher) -> next turn, until the model
  * answers without calling a tool, calls a client function (the response ends with its `function_call`
  * items), or a bound is reached. Events follow the Responses streaming protocol; a failure of the upstream
- * ends the response `failed` with an error object, an abort ends it `cancelled`.
+ * ends the response `failed` with an error object, an abort ends it `cancelled` (or as its StopResponse says).
  */
 export class ResponseLoop {
   private readonly logger = new Logger('Responses');
@@ -89,7 +99,7 @@ export class ResponseLoop {
       if (turn.finishReason === 'content_filter') return { status: 'incomplete', incomplete: 'content_filter' };
       if (turn.toolCalls.length === 0) return { status: 'completed' };
       const clientCalls = await this.toolCalls(turn.toolCalls, request.parallelToolCalls);
-      if (this.setup.signal.aborted) return { status: 'cancelled' };
+      if (this.setup.signal.aborted) return this.stopped();
       if (clientCalls > 0) return { status: 'completed' };
     }
     return { status: 'incomplete', incomplete: 'max_iterations' };
@@ -355,7 +365,7 @@ export class ResponseLoop {
   }
 
   private endingFor(error: unknown): Ending {
-    if (this.setup.signal.aborted) return { status: 'cancelled' };
+    if (this.setup.signal.aborted) return this.stopped();
     if (error instanceof UpstreamFailure)
       return { status: 'failed', error: { code: error.code, message: error.message } };
     this.logger.error({ err: error, response: this.response.id }, 'Response failed');
@@ -363,6 +373,11 @@ export class ResponseLoop {
       status: 'failed',
       error: { code: 'server_error', message: 'The response failed because of an internal error' },
     };
+  }
+
+  private stopped(): Ending {
+    const reason: unknown = this.setup.signal.reason;
+    return reason instanceof StopResponse ? { status: 'failed', error: reason.error } : { status: 'cancelled' };
   }
 
   /** The final response object; items still in progress (a cancelled or failed turn) end `incomplete`. */

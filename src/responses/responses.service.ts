@@ -8,7 +8,7 @@ import type { Identity } from '../tenancy/request-context';
 import { ToolDispatcher } from '../tools/invocation/tool-dispatcher';
 import { presentingEvents, presentResponse } from './response-presenter';
 import { ResponseCancelled, ResponseLease } from './response-lease';
-import { NO_EVENTS, ResponseEvents, ResponseLoop } from './response-loop';
+import { NO_EVENTS, ResponseEvents, ResponseLoop, StopResponse } from './response-loop';
 import type { ConversationItem, ResponseObject } from './response-object';
 import { parseResponseRequest, ResponseRequest } from './response-request';
 import { LoopTools, resolveLoopTools } from './response-tools';
@@ -17,8 +17,11 @@ import { ResponsesStore } from './responses.store';
 import { UpstreamModel } from './upstream-model';
 import { resolveUpstreamSettings, UpstreamSettings, upstreamModelFor } from './upstream-settings';
 
-/** The service is stopping: the run ends `failed` with a message saying so. */
-class ShuttingDown extends Error {}
+/** The service is stopping: its runs end `failed`, saying so. */
+const SHUTTING_DOWN = {
+  code: 'server_error',
+  message: 'The service stopped while the response was running; create it again',
+};
 
 /** Everything a response's loop needs, checked and loaded before anything is stored. */
 interface PreparedRun {
@@ -68,7 +71,7 @@ export class ResponsesService implements OnApplicationBootstrap, BeforeApplicati
 
   beforeApplicationShutdown(): void {
     clearInterval(this.sweeper);
-    for (const run of this.running.values()) run.abort(new ShuttingDown());
+    for (const run of this.running.values()) run.abort(new StopResponse(SHUTTING_DOWN));
   }
 
   /**
@@ -145,15 +148,6 @@ export class ResponsesService implements OnApplicationBootstrap, BeforeApplicati
         response,
       );
       const result = await loop.run();
-      if (abort.signal.reason instanceof ShuttingDown) {
-        Object.assign(result.response, {
-          status: 'failed',
-          error: {
-            code: 'server_error',
-            message: 'The service stopped while the response was running; create it again',
-          },
-        });
-      }
       this.metrics.responses.inc({ status: result.response.status });
       if (request.store) await this.store.finish(identity.tenantId, result.response, result.output);
       return result.response;
@@ -229,7 +223,7 @@ export class ResponsesService implements OnApplicationBootstrap, BeforeApplicati
       `UPDATE responses r
        SET status = 'failed', lease_owner = NULL, lease_expires_at = NULL, updated_at = now(),
            body = r.body || jsonb_build_object('status', 'failed', 'error', jsonb_build_object(
-             'code', 'server_error', 'message', 'The service stopped while the response was running; create it again'))
+             'code', $1::text, 'message', $2::text))
        FROM (
          SELECT id FROM responses
          WHERE status IN ('queued', 'in_progress') AND lease_expires_at < now()
@@ -238,6 +232,7 @@ export class ResponsesService implements OnApplicationBootstrap, BeforeApplicati
        ) expired
        WHERE r.id = expired.id
        RETURNING r.id`,
+      [SHUTTING_DOWN.code, SHUTTING_DOWN.message],
     )) as [{ id: string }[], number];
     if (rows.length > 0) this.logger.warn(`Marked ${rows.length} response(s) failed: their replica stopped mid-run`);
   }
