@@ -31,8 +31,7 @@ export type IdPrefix =
   | 'fco_'
   | 'fs_'
   | 'ws_'
-  | 'mcp_'
-  | 'mcpr_';
+  | 'mcp_';
 
 export function newId(prefix: IdPrefix): string {
   return prefix + randomToken(24);
