@@ -5,6 +5,7 @@ import { run as invocation } from './invocation.bench';
 import { run as mcp } from './mcp.bench';
 import { run as redaction } from './redaction.bench';
 import { run as toolSearch } from './tool-search.bench';
+import { run as responses } from './responses.bench';
 import { run as untrustedInput } from './untrusted-input.bench';
 
 /** `npm run bench [name...]`: every benchmark, or the named ones, each printing ratios against its own baseline. */
@@ -15,6 +16,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   'hostile-files': hostileFiles,
   redaction,
   'tool-search': toolSearch,
+  responses,
   'untrusted-input': untrustedInput,
 };
 

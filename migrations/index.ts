@@ -9,6 +9,7 @@ import { AuditCallStatuses1764000600000 } from './1764000600000-audit-call-statu
 import { DropGatewaySessions1764000700000 } from './1764000700000-drop-gateway-sessions';
 import { ToolIcons1764000800000 } from './1764000800000-tool-icons';
 import { OAuthAuthorizationServer1764000900000 } from './1764000900000-oauth-authorization-server';
+import { Responses1764001700000 } from './1764001700000-responses';
 
 /** Applied in this order, by the service at start and by `npm run migration:run`. */
 export const ALL_MIGRATIONS = [
@@ -23,4 +24,5 @@ export const ALL_MIGRATIONS = [
   DropGatewaySessions1764000700000,
   ToolIcons1764000800000,
   OAuthAuthorizationServer1764000900000,
+  Responses1764001700000,
 ];

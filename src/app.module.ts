@@ -24,6 +24,7 @@ import { McpModule } from './tools/mcp/mcp.module';
 import { GatewayModule } from './gateway/gateway.module';
 import { InvocationModule } from './tools/invocation/invocation.module';
 import { RegistryModule } from './tools/registry/registry.module';
+import { ResponsesModule } from './responses/responses.module';
 
 /** Configuration, database and change notifications, available to every module. */
 @Global()
@@ -95,6 +96,7 @@ export class AppModule implements NestModule {
         McpModule,
         GatewayModule,
         InvocationModule,
+        ResponsesModule,
         ...enabledProviderModules(config, providers).map((entry) => entry.module),
         ...imports,
       ],

@@ -14,7 +14,24 @@ export function randomToken(length = 24): string {
 }
 
 export type IdPrefix =
-  'tool_' | 'bundle_' | 'audit_' | 'mcpsrc_' | 'vs_' | 'file-' | 'vsfb_' | 'call_' | 'key_' | 'review_';
+  | 'tool_'
+  | 'bundle_'
+  | 'audit_'
+  | 'mcpsrc_'
+  | 'vs_'
+  | 'file-'
+  | 'vsfb_'
+  | 'call_'
+  | 'key_'
+  | 'review_'
+  // Responses and their items (/v1/responses), as OpenAI prefixes them.
+  | 'resp_'
+  | 'msg_'
+  | 'fc_'
+  | 'fco_'
+  | 'fs_'
+  | 'ws_'
+  | 'mcp_';
 
 export function newId(prefix: IdPrefix): string {
   return prefix + randomToken(24);

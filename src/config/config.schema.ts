@@ -272,6 +272,34 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    /** The agent loop behind /v1/responses: off until `upstream.url` names an OpenAI-compatible model server. */
+    engine: z
+      .object({
+        upstream: z
+          .object({
+            /** Base URL of an OpenAI-compatible API (its `/chat/completions` is called), e.g. http://vllm:8000/v1. */
+            url: z
+              .url({ protocol: /^https?$/, error: 'expected an http(s) URL such as http://vllm:8000/v1' })
+              .optional(),
+            /**
+             * The upstream model: one name for every request, or a map from requested model names to upstream
+             * ones (`"*"` matches any other name). Unset: the requested name is sent as it is.
+             */
+            model: z.union([z.string().min(1), z.record(z.string().min(1), z.string().min(1))]).optional(),
+            /** A file holding the upstream API key (a mounted secret); otherwise ENGINE_UPSTREAM_API_KEY, if set. */
+            api_key_file: z.string().min(1).optional(),
+            /** Longest one upstream request (a model turn) may take. */
+            timeout: duration().pipe(z.number().min(1, 'must be longer than 0')).default(120_000),
+          })
+          .strict()
+          .prefault({}),
+        /** Model turns one response may take before it ends `incomplete`. */
+        max_iterations: integer().pipe(z.number().min(1).max(100)).default(10),
+        /** A background response whose replica stops renewing its lease this long is marked failed. */
+        background_lease: duration().pipe(z.number().min(1000, 'expected at least 1s')).default(30_000),
+      })
+      .strict()
+      .prefault({}),
     /** Trusted MCP servers (seed 001 "Migration Path"): discovered like API-registered ones, their tools approved. */
     mcp_servers: z
       .array(

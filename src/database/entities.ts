@@ -10,6 +10,8 @@ import { FileEntity } from '../tools/builtins/file-search/files/file.entity';
 import { FileBatchEntity } from '../tools/builtins/file-search/vector-store-files/file-batch.entity';
 import { VectorStoreFileEntity } from '../tools/builtins/file-search/vector-store-files/vector-store-file.entity';
 import { VectorStoreEntity } from '../tools/builtins/file-search/vector-stores/vector-store.entity';
+import { ResponseEntity } from '../responses/response.entity';
+import { ResponseItemEntity } from '../responses/response-item.entity';
 
 /** Every TypeORM entity; the schema itself is owned by the migrations in /migrations. */
 export const ENTITIES = [
@@ -26,4 +28,6 @@ export const ENTITIES = [
   FileBatchEntity,
   CredentialEntity,
   McpSourceEntity,
+  ResponseEntity,
+  ResponseItemEntity,
 ];

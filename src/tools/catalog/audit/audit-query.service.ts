@@ -56,6 +56,7 @@ export class AuditQueryService {
     if (query.tool_name) builder.andWhere('record.toolName = :toolName', { toolName: query.tool_name });
     if (query.tool_id) builder.andWhere('record.toolId = :toolId', { toolId: query.tool_id });
     if (query.status) builder.andWhere('record.status = :status', { status: query.status });
+    if (query.response_id) builder.andWhere('record.responseId = :responseId', { responseId: query.response_id });
     await this.bound(builder, query.after, '>', 'after', tenantId);
     await this.bound(builder, query.before, '<', 'before', tenantId);
     const direction = (query.order ?? 'desc') === 'asc' ? 'ASC' : 'DESC';

@@ -32,6 +32,15 @@ export class AuditQueryDto {
   status?: string;
 
   @ApiPropertyOptional({
+    example: 'resp_7fQ2xLmN4pR7sT1vW3yZ5bC8',
+    description: 'The calls made for this response (POST /v1/responses, or response_id of /v1/tool_calls).',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(128)
+  response_id?: string;
+
+  @ApiPropertyOptional({
     example: '2026-02-15',
     description: `Records at or after this time, or after this record id (cursor): ${TIME_OR_CURSOR_RULE}.`,
   })

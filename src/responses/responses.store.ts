@@ -1,0 +1,215 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { ApiError } from '../common/api-error';
+import type { ListPage, ListQueryDto } from '../common/list.dto';
+import { ResponseItemEntity } from './response-item.entity';
+import type { ConversationItem, Item, ResponseObject } from './response-object';
+import type { ResponseRequest } from './response-request';
+import { ResponseEntity } from './response.entity';
+
+/** Longest `previous_response_id` chain followed, and the most items it may bring back. */
+const MAX_CHAIN = 1000;
+const MAX_HISTORY_ITEMS = 20_000;
+
+/** Tenant-scoped persistence of responses and their items: every query names the tenant. */
+@Injectable()
+export class ResponsesStore {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** A new response (in progress or queued) with its input items. */
+  async create(
+    tenantId: string,
+    response: ResponseObject,
+    input: ConversationItem[],
+    request: ResponseRequest | null,
+    leaseOwner: string | null = null,
+    leaseMs = 0,
+  ): Promise<void> {
+    const now = new Date();
+    await this.dataSource.transaction(async (manager) => {
+      const row: ResponseEntity = {
+        id: response.id,
+        tenantId,
+        status: response.status,
+        previousResponseId: response.previous_response_id,
+        background: response.background,
+        body: response,
+        request,
+        cancelRequested: false,
+        leaseOwner,
+        leaseExpiresAt: leaseOwner ? new Date(now.getTime() + leaseMs) : null,
+        createdAt: now,
+        updatedAt: now,
+      };
+      await manager.insert(ResponseEntity, row as QueryDeepPartialEntity<ResponseEntity>);
+      await this.insertItems(manager, tenantId, response.id, 'input', input, now);
+    });
+  }
+
+  /**
+   * Writes the finished response and its output items, unless it already ended (a background response
+   * cancelled meanwhile keeps `cancelled`). Answers whether it was written.
+   */
+  async finish(tenantId: string, response: ResponseObject, output: ConversationItem[]): Promise<boolean> {
+    const now = new Date();
+    return this.dataSource.transaction(async (manager) => {
+      const result = await manager
+        .createQueryBuilder()
+        .update(ResponseEntity)
+        .set({
+          status: response.status,
+          body: response,
+          leaseOwner: null,
+          leaseExpiresAt: null,
+          updatedAt: now,
+        } as QueryDeepPartialEntity<ResponseEntity>)
+        .where('id = :id AND tenant_id = :tenantId AND status IN (:...running)', {
+          id: response.id,
+          tenantId,
+          running: ['queued', 'in_progress'],
+        })
+        .execute();
+      if (!result.affected) return false;
+      await this.insertItems(manager, tenantId, response.id, 'output', output, now);
+      return true;
+    });
+  }
+
+  /** A queued background response starts running. */
+  async markInProgress(tenantId: string, id: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE responses SET status = 'in_progress', body = body || jsonb_build_object('status', 'in_progress'), updated_at = now()
+       WHERE id = $1 AND tenant_id = $2 AND status = 'queued'`,
+      [id, tenantId],
+    );
+  }
+
+  async get(tenantId: string, id: string): Promise<ResponseEntity> {
+    const row = await this.dataSource.getRepository(ResponseEntity).findOneBy({ id, tenantId });
+    if (!row) throw ApiError.notFound('response', id);
+    return row;
+  }
+
+  async delete(tenantId: string, id: string): Promise<void> {
+    const result = await this.dataSource.getRepository(ResponseEntity).delete({ id, tenantId });
+    if (!result.affected) throw ApiError.notFound('response', id);
+  }
+
+  /** A page of a response's input items, by position (OpenAI's default order: newest first). */
+  async inputItems(tenantId: string, id: string, query: ListQueryDto): Promise<ListPage<Item>> {
+    await this.get(tenantId, id);
+    const limit = query.limit ?? 20;
+    const order = query.order ?? 'desc';
+    if (query.after && query.before) throw ApiError.invalid('Use either after or before, not both', 'before');
+    const items = this.dataSource.getRepository(ResponseItemEntity);
+    const cursorId = query.after ?? query.before;
+    const forward = query.before === undefined;
+    const direction = (order === 'desc') === forward ? 'DESC' : 'ASC';
+    const builder = items
+      .createQueryBuilder('i')
+      .where('i.tenant_id = :tenantId AND i.response_id = :id AND i.direction = :direction', {
+        tenantId,
+        id,
+        direction: 'input',
+      });
+    if (cursorId) {
+      const cursor = await builder.clone().andWhere('i.id = :cursorId', { cursorId }).getOne();
+      if (!cursor) {
+        throw ApiError.invalid(
+          `No input item found with id '${cursorId}' to page from`,
+          query.after ? 'after' : 'before',
+        );
+      }
+      builder.andWhere(`i.position ${direction === 'DESC' ? '<' : '>'} :position`, { position: cursor.position });
+    }
+    const rows = await builder
+      .orderBy('i.position', direction)
+      .take(limit + 1)
+      .getMany();
+    const page = rows.slice(0, limit);
+    if (!forward) page.reverse();
+    return {
+      object: 'list',
+      data: page.map((row) => row.item),
+      first_id: page[0]?.id ?? null,
+      last_id: page[page.length - 1]?.id ?? null,
+      has_more: rows.length > limit,
+    };
+  }
+
+  /**
+   * The conversation up to and including response `id`: the input and output items of every response in its
+   * `previous_response_id` chain, oldest first. Unknown (or another tenant's) ids are a 404.
+   */
+  async history(tenantId: string, id: string): Promise<ConversationItem[]> {
+    const rows: { item: Item; tool_name: string | null; tool_output: string | null }[] = await this.dataSource.query(
+      `WITH RECURSIVE chain (id, previous, depth) AS (
+         SELECT id, previous_response_id, 0 FROM responses WHERE id = $1 AND tenant_id = $2
+         UNION ALL
+         SELECT r.id, r.previous_response_id, c.depth + 1
+         FROM chain c JOIN responses r ON r.id = c.previous AND r.tenant_id = $2
+         WHERE c.depth < $3
+       )
+       SELECT i.item, i.tool_name, i.tool_output
+       FROM chain c JOIN response_items i ON i.response_id = c.id AND i.tenant_id = $2
+       ORDER BY c.depth DESC, i.direction ASC, i.position ASC
+       LIMIT $4`,
+      [id, tenantId, MAX_CHAIN, MAX_HISTORY_ITEMS + 1],
+    );
+    if (rows.length > MAX_HISTORY_ITEMS) {
+      throw ApiError.invalid(
+        `The conversation of '${id}' holds more than ${MAX_HISTORY_ITEMS} items; start a new one`,
+        'previous_response_id',
+      );
+    }
+    if (rows.length === 0) await this.requireResponse(tenantId, id);
+    return rows.map((row) => ({
+      item: row.item,
+      ...(row.tool_name !== null && { toolName: row.tool_name }),
+      ...(row.tool_output !== null && { toolOutput: row.tool_output }),
+    }));
+  }
+
+  private async requireResponse(tenantId: string, id: string): Promise<void> {
+    const exists = await this.dataSource.getRepository(ResponseEntity).existsBy({ id, tenantId });
+    if (!exists) {
+      throw new ApiError(
+        404,
+        'not_found_error',
+        `Previous response with id '${id}' not found.`,
+        'previous_response_not_found',
+        'previous_response_id',
+      );
+    }
+  }
+
+  private async insertItems(
+    manager: EntityManager,
+    tenantId: string,
+    responseId: string,
+    direction: 'input' | 'output',
+    items: ConversationItem[],
+    now: Date,
+  ): Promise<void> {
+    if (items.length === 0) return;
+    const rows: ResponseItemEntity[] = items.map((entry, position) => ({
+      responseId,
+      direction,
+      position,
+      id: entry.item.id,
+      tenantId,
+      item: entry.item,
+      toolName: entry.toolName ?? null,
+      toolOutput: entry.toolOutput ?? null,
+      createdAt: now,
+    }));
+    // Bounded batches keep each statement under the driver's parameter limit.
+    for (let start = 0; start < rows.length; start += 500) {
+      await manager.insert(
+        ResponseItemEntity,
+        rows.slice(start, start + 500) as QueryDeepPartialEntity<ResponseItemEntity>[],
+      );
+    }
+  }
+}
