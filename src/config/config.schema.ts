@@ -211,6 +211,11 @@ export const configSchema = z
         schema_change_webhook_url: z.url().optional(),
         /** Pooled client connections unused this long are closed. */
         idle_client_timeout: duration().default(300_000),
+        /**
+         * Before each call the server's tools/list is compared with the approved definition; a listing may be
+         * reused on the same connection for this long (0: list before every call, no window for a change).
+         */
+        definition_check_max_age: duration().default(0),
       })
       .strict()
       .prefault({}),

@@ -36,6 +36,13 @@ export class ToolReviewService {
         .getRepository(ToolEntity)
         .findOne({ where: { id: toolId }, lock: { mode: 'pessimistic_write' } });
       if (!entity) throw ApiError.notFound('tool', toolId, 'id');
+      if (input.definition_hash !== undefined && input.definition_hash !== contentHash(entity)) {
+        throw ApiError.conflict(
+          `The definition of '${entity.name}' changed since you read it: review the current definition (GET /v1/tools/${entity.id}) and send its definition_hash`,
+          'definition_changed',
+          'definition_hash',
+        );
+      }
       if (!canTransition(entity.securityStatus, input.decision)) {
         const allowed = allowedDecisions(entity.securityStatus);
         throw ApiError.conflict(
@@ -107,10 +114,45 @@ export class ToolReviewService {
     return entity.autoReview.score < this.config.catalog.mandatory_review_threshold;
   }
 
+  /**
+   * Why this definition may not be approved without a human, or undefined. Every automatic approval asks it:
+   * a trusted config-file server, a source's default status and `catalog.auto_approve_score` alike, for new
+   * tools as for changed ones.
+   */
+  automaticApprovalBlocker(entity: ToolEntity): string | undefined {
+    if (this.requiresHumanReview(entity))
+      return `the automated review scored it ${entity.autoReview.score}, below catalog.mandatory_review_threshold (${this.config.catalog.mandatory_review_threshold})`;
+    return undefined;
+  }
+
   /** Whether config lets this unreviewed tool be approved without a human. */
   qualifiesForAutoApproval(entity: ToolEntity): boolean {
     const threshold = this.config.catalog.auto_approve_score;
-    return threshold !== undefined && !this.requiresHumanReview(entity) && entity.autoReview.score >= threshold;
+    return (
+      threshold !== undefined &&
+      this.automaticApprovalBlocker(entity) === undefined &&
+      entity.autoReview.score >= threshold
+    );
+  }
+
+  /**
+   * Applies a status the tool would get without a human (trusted server, a source's default status), or holds
+   * it unreviewed, with a history entry saying why, when its definition does not pass the automated checks.
+   */
+  async decideAutomatically(
+    manager: EntityManager,
+    entity: ToolEntity,
+    decision: SecurityStatus,
+    reviewer: string,
+    notes: string,
+  ): Promise<boolean> {
+    const blocker = decision === 'blocked' ? undefined : this.automaticApprovalBlocker(entity);
+    if (blocker === undefined) {
+      await this.decide(manager, entity, decision, reviewer, notes);
+      return true;
+    }
+    await this.decide(manager, entity, 'unreviewed', SYSTEM_REVIEWER, `quarantined (${notes}): ${blocker}`);
+    return false;
   }
 
   async reviews(toolId: string, query: ListQueryDto): Promise<ListPage<ToolReviewDto>> {

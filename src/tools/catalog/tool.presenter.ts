@@ -1,3 +1,4 @@
+import { contentHash } from './content-hash';
 import type { Identity } from '../../tenancy/request-context';
 import type { ToolEntity } from './tool.entity';
 import type { ToolDto } from './tools.dto';
@@ -24,6 +25,7 @@ export function presentTool(entity: ToolEntity, viewer: Identity): ToolDto {
     owner_tenant_id: entity.ownerTenantId,
     stale: entity.stale,
     pending_change: entity.pendingChange as Record<string, unknown> | null,
+    definition_hash: contentHash(entity),
     created_at: entity.createdAt.toISOString(),
     updated_at: entity.updatedAt.toISOString(),
     reviewed_by: entity.reviewedBy,

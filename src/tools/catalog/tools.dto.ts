@@ -255,6 +255,15 @@ export class ReviewToolDto {
   @IsString()
   @MaxLength(4096)
   notes?: string;
+
+  @ApiPropertyOptional({
+    description:
+      "The tool's `definition_hash` as the reviewer saw it. When given, the decision applies only if the definition is still that one (409 `definition_changed` otherwise), so an upstream change that lands during the review is never approved unseen. Optional; send it whenever the definition can move under you (MCP tools).",
+    example: '3f0c9a4e5b1d2c7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e',
+  })
+  @IsOptional()
+  @Matches(/^[0-9a-f]{64}$/, { message: "definition_hash must be the 64 hex digits of a tool's definition_hash" })
+  definition_hash?: string;
 }
 
 export class ToolDto {
@@ -290,8 +299,24 @@ export class ToolDto {
   owner_tenant_id: string | null;
   @ApiProperty({ description: 'The source no longer offers it; kept, not callable.' })
   stale: boolean;
-  @ApiPropertyOptional({ nullable: true, description: 'What changed since review (old and new), for MCP tools.' })
+  @ApiPropertyOptional({
+    nullable: true,
+    description:
+      'What changed since the last approval, waiting for review: `fields`, `old` (what was approved) and `new` (always the current definition, however many changes came in between).',
+    example: {
+      detected_at: '2026-02-22T10:00:00.000Z',
+      fields: ['description'],
+      old: { description: 'Lists issues.' },
+      new: { description: 'Lists issues and comments.' },
+    },
+  })
   pending_change: Record<string, unknown> | null;
+  @ApiProperty({
+    description:
+      'SHA-256 of the reviewed definition (description, schemas, annotations, permissions): pass it as `definition_hash` to POST /v1/tools/{id}/review to approve exactly this definition.',
+    example: '3f0c9a4e5b1d2c7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e',
+  })
+  definition_hash: string;
   @ApiProperty({ example: '2026-02-22T10:00:00.000Z' })
   created_at: string;
   @ApiProperty({ example: '2026-02-22T10:00:00.000Z' })

@@ -9,7 +9,7 @@ import { AppConfig } from '../../config/app-config';
 import type { ToolSource } from './catalog.types';
 import { newCatalogEntry } from './catalog-entry';
 import { CatalogState } from './catalog-state';
-import { contentHash } from './content-hash';
+import { canonical, contentHash } from './content-hash';
 import { OfferedContent, oversizedField } from './content-limits';
 import { effectiveEntries } from './effective-tools';
 import { SYSTEM_REVIEWER, ToolReviewService } from './tool-review.service';
@@ -125,8 +125,9 @@ export class ToolsService {
   }
 
   /**
-   * Mutable fields only. Changing the description or schema of a reviewed or approved tool sends it
-   * back to review: the approved version is pinned by the hash of what the reviewer saw.
+   * Mutable fields only. Changing the description, schema or permissions of a reviewed or approved tool sends
+   * it back to review with `pending_change` (old and new): the approved version is pinned by the hash of what
+   * the reviewer saw.
    */
   async update(caller: Identity, id: string, input: UpdateToolDto): Promise<ToolDto> {
     if (input.source !== undefined)
@@ -146,9 +147,7 @@ export class ToolsService {
       this.checkUpdateRights(caller, tool, input);
       this.checkSize(input);
       if (input.schema) this.checkSchema(input.schema);
-      const contentChanged =
-        (input.description !== undefined && input.description !== tool.description) ||
-        (input.schema !== undefined && contentHash({ ...tool, schema: input.schema }) !== contentHash(tool));
+      const before = reviewedFieldsOf(tool);
       Object.assign(tool, {
         ...(input.description !== undefined && { description: input.description }),
         ...(input.schema !== undefined && { schema: input.schema }),
@@ -159,21 +158,33 @@ export class ToolsService {
         ...(input.rate_limit !== undefined && { rateLimit: input.rate_limit }),
         updatedAt: new Date(),
       });
-      if (contentChanged || input.permissions !== undefined)
+      const after = reviewedFieldsOf(tool);
+      const changedFields = Object.keys(after).filter((field) => canonical(before[field]) !== canonical(after[field]));
+      if (changedFields.length > 0)
         this.reviews.assess(
           tool,
           others.filter((name) => name !== tool.name),
         );
       await repo.save(tool);
       const pinned = tool.securityStatus === 'reviewed' || tool.securityStatus === 'approved';
-      if (contentChanged && pinned && contentHash(tool) !== tool.reviewedHash) {
-        await this.reviews.decide(
-          manager,
-          tool,
-          'unreviewed',
-          SYSTEM_REVIEWER,
-          'description or schema changed after review',
-        );
+      // Permissions are part of what a reviewer approved: widening them is a change like a new schema.
+      if (changedFields.length > 0 && ((pinned && contentHash(tool) !== tool.reviewedHash) || tool.pendingChange)) {
+        if (tool.securityStatus !== 'blocked')
+          await this.reviews.decide(
+            manager,
+            tool,
+            'unreviewed',
+            SYSTEM_REVIEWER,
+            `${changedFields.join(', ')} changed after review`,
+          );
+        const old = tool.pendingChange?.old ?? before;
+        tool.pendingChange = {
+          detected_at: new Date().toISOString(),
+          fields: Object.keys(after).filter((field) => canonical(old[field]) !== canonical(after[field])),
+          old,
+          new: after,
+        };
+        await repo.save(tool);
       }
       return tool;
     });
@@ -269,6 +280,11 @@ export class ToolsService {
   private async otherNames(except?: string): Promise<string[]> {
     return [...(await this.state.get()).toolsByName.keys()].filter((name) => name !== except);
   }
+}
+
+/** What a review approves of a registered tool, in the API's field names (a pending change shows these). */
+function reviewedFieldsOf(tool: ToolEntity): Record<string, unknown> {
+  return { description: tool.description, schema: tool.schema, permissions: [...tool.permissions] };
 }
 
 /** The governance fields a request sets: on create as on update, only admins may set them. */

@@ -250,6 +250,7 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
   }
 
   private judgeResult(tool: ResolvedTool, result: ToolResult): Pick<ToolCallObject, 'status' | 'output' | 'error'> {
+    if (result.refusal) return failure(result.refusal.code, result.refusal.message);
     // Results often come from remote servers: one nested too deep to walk fails this call, not the process.
     const maxDepth = this.config.server.max_json_depth;
     const tooDeepAt = findTooDeep(result.output, maxDepth, 'output');

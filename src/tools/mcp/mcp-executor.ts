@@ -6,9 +6,15 @@ import { CatalogExecutors } from '../catalog/catalog-tool-policy';
 import type { ToolEntity } from '../catalog/tool.entity';
 import type { ToolCall, ToolContext, ToolExecutor, ToolResult } from '../tool-executor';
 import { McpClientPool } from './mcp-client-pool';
+import { McpDefinitionCheck } from './mcp-definition-check';
 import { McpHealth } from './mcp-health';
 import { sessionLostBeforeSend } from './mcp-session-lost';
 import { McpSourcesService } from './mcp-sources.service';
+
+/** A call not sent because the server no longer offers the approved definition. */
+class RefusedCall {
+  constructor(readonly refusal: { code: string; message: string }) {}
+}
 
 /**
  * Runs catalog tools of MCP sources through `tools/call` on a pooled client per (source, tenant
@@ -27,6 +33,7 @@ export class McpExecutor extends CatalogExecutors implements ToolExecutor {
     private readonly pool: McpClientPool,
     private readonly health: McpHealth,
     private readonly config: AppConfig,
+    private readonly definitions: McpDefinitionCheck,
   ) {
     super();
   }
@@ -63,6 +70,12 @@ export class McpExecutor extends CatalogExecutors implements ToolExecutor {
         await this.pool.discard(source, credential);
         return this.callOnce(source, credential, entry, call, ctx);
       });
+      if (result instanceof RefusedCall) {
+        // The catalog is behind the server: a refresh records the change (pending review) for everyone.
+        this.pool.announceToolListChanged(source);
+        ok = true;
+        return { callId: call.id, output: null, isError: true, refusal: result.refusal };
+      }
       ok = !result.isError;
       const output: Record<string, unknown> = { content: result.content };
       if (result.structuredContent !== undefined) output.structuredContent = result.structuredContent;
@@ -78,8 +91,10 @@ export class McpExecutor extends CatalogExecutors implements ToolExecutor {
     entry: ToolEntity,
     call: ToolCall,
     ctx: ToolContext,
-  ): Promise<CallToolResult> {
+  ): Promise<CallToolResult | RefusedCall> {
     const { client } = await this.pool.client(source, credential);
+    const verdict = await this.definitions.verify(client, entry, ctx.signal);
+    if (!verdict.ok) return new RefusedCall({ code: verdict.code, message: verdict.message });
     return (await client.callTool(
       { name: entry.source.tool_name!, arguments: (call.arguments ?? {}) as Record<string, unknown> },
       undefined,
