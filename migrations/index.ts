@@ -8,6 +8,7 @@ import { GatewaySessions1764000500000 } from './1764000500000-gateway-sessions';
 import { AuditCallStatuses1764000600000 } from './1764000600000-audit-call-statuses';
 import { DropGatewaySessions1764000700000 } from './1764000700000-drop-gateway-sessions';
 import { ToolIcons1764000800000 } from './1764000800000-tool-icons';
+import { OutputScan1764000900000 } from './1764000900000-output-scan';
 
 /** Applied in this order, by the service at start and by `npm run migration:run`. */
 export const ALL_MIGRATIONS = [
@@ -21,4 +22,5 @@ export const ALL_MIGRATIONS = [
   AuditCallStatuses1764000600000,
   DropGatewaySessions1764000700000,
   ToolIcons1764000800000,
+  OutputScan1764000900000,
 ];

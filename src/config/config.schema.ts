@@ -195,6 +195,10 @@ export const configSchema = z
         max_description_length: integer().pipe(z.number().min(256).max(1_048_576)).default(16_384),
         /** Largest input or output schema accepted, in bytes of JSON, at registration and from MCP discovery. */
         max_schema_bytes: integer().pipe(z.number().min(1024).max(4_194_304)).default(131_072),
+        /** What happens to MCP results that read like instructions to the model, unless the tool says otherwise. */
+        output_scan: z.enum(['off', 'flag', 'block']).default('flag'),
+        /** Characters of a result's text that are scanned; text beyond is not read. */
+        output_scan_max_chars: integer().pipe(z.number().min(1024).max(1_048_576)).default(65_536),
       })
       .strict()
       .prefault({}),

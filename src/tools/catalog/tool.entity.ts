@@ -3,6 +3,7 @@ import type { JsonSchema, McpToolIcon } from '../tool-executor';
 import type {
   AuditLevel,
   AutoReviewResult,
+  OutputScanMode,
   Permission,
   RateLimit,
   SecurityStatus,
@@ -59,6 +60,10 @@ export class ToolEntity {
 
   @Column({ name: 'audit_level', type: 'varchar' })
   auditLevel: AuditLevel;
+
+  /** Scanning of this tool's results; null follows `catalog.output_scan`. */
+  @Column({ name: 'output_scan', type: 'varchar', nullable: true })
+  outputScan: OutputScanMode | null;
 
   @Column({ name: 'rate_limit', type: 'jsonb', nullable: true })
   rateLimit: RateLimit | null;

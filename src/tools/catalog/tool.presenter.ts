@@ -21,6 +21,7 @@ export function presentTool(entity: ToolEntity, viewer: Identity): ToolDto {
     tags: entity.tags,
     tenant_access: access,
     audit_level: entity.auditLevel,
+    output_scan: entity.outputScan,
     rate_limit: entity.rateLimit,
     owner_tenant_id: entity.ownerTenantId,
     stale: entity.stale,

@@ -19,12 +19,14 @@ import { ListQueryDto, ListOf } from '../../common/list.dto';
 import { TENANT_ID_PATTERN } from '../../tenancy/tenant-id';
 import {
   AUDIT_LEVELS,
+  OUTPUT_SCAN_MODES,
   PERMISSIONS,
   SECURITY_STATUSES,
   SOURCE_TYPES,
   TENANT_ACCESS_MODES,
   TOOL_NAME_PATTERN,
   type AuditLevel,
+  type OutputScanMode,
   type Permission,
   type SecurityStatus,
   type SourceType,
@@ -137,6 +139,17 @@ class ToolFieldsDto {
   @IsOptional()
   @IsIn(AUDIT_LEVELS)
   audit_level?: AuditLevel;
+
+  @ApiPropertyOptional({
+    enum: OUTPUT_SCAN_MODES,
+    nullable: true,
+    example: 'block',
+    description:
+      'Admins only; MCP tools. Results that read like instructions addressed to the model are passed on flagged (`metadata.injection_suspected`), withheld (`block`: the call fails with `injection_blocked`) or not scanned (`off`). null follows `catalog.output_scan`.',
+  })
+  @IsOptional()
+  @IsIn(OUTPUT_SCAN_MODES)
+  output_scan?: OutputScanMode | null;
 
   @ApiPropertyOptional({
     type: RateLimitDto,
@@ -293,6 +306,8 @@ export class ToolDto {
   tenant_access: Record<string, unknown>;
   @ApiProperty({ enum: AUDIT_LEVELS })
   audit_level: AuditLevel;
+  @ApiProperty({ enum: OUTPUT_SCAN_MODES, nullable: true, description: 'null: `catalog.output_scan` applies.' })
+  output_scan: OutputScanMode | null;
   @ApiProperty({ type: RateLimitDto, nullable: true })
   rate_limit: RateLimitDto | null;
   @ApiProperty({ nullable: true, type: String, example: 'acme' })

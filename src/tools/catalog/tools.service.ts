@@ -20,7 +20,7 @@ import type { AutoReviewDto, CreateToolDto, ListToolsQueryDto, ToolDto, UpdateTo
 /** Fields of built-in entries that operators may change; the rest comes from the provider. */
 const BUILTIN_MUTABLE = ['tenant_access', 'audit_level', 'rate_limit'] as const;
 /** Governance fields only admins may change. */
-const ADMIN_ONLY = ['tenant_access', 'audit_level', 'rate_limit'] as const;
+const ADMIN_ONLY = ['tenant_access', 'audit_level', 'rate_limit', 'output_scan'] as const;
 
 @Injectable()
 export class ToolsService {
@@ -155,6 +155,7 @@ export class ToolsService {
         ...(input.tags !== undefined && { tags: input.tags }),
         ...(input.tenant_access !== undefined && { tenantAccess: input.tenant_access }),
         ...(input.audit_level !== undefined && { auditLevel: input.audit_level }),
+        ...(input.output_scan !== undefined && { outputScan: input.output_scan }),
         ...(input.rate_limit !== undefined && { rateLimit: input.rate_limit }),
         updatedAt: new Date(),
       });

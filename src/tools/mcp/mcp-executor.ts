@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AppConfig } from '../../config/app-config';
 import { CatalogState } from '../catalog/catalog-state';
+import { resultText, scanToolOutput } from '../catalog/output-scan';
 import { CatalogExecutors } from '../catalog/catalog-tool-policy';
 import type { ToolEntity } from '../catalog/tool.entity';
 import type { ToolCall, ToolContext, ToolExecutor, ToolResult } from '../tool-executor';
@@ -79,10 +80,35 @@ export class McpExecutor extends CatalogExecutors implements ToolExecutor {
       ok = !result.isError;
       const output: Record<string, unknown> = { content: result.content };
       if (result.structuredContent !== undefined) output.structuredContent = result.structuredContent;
-      return { callId: call.id, output, isError: result.isError === true };
+      const scan = this.scan(entry, output);
+      if (scan === 'block')
+        return {
+          callId: call.id,
+          output: null,
+          isError: true,
+          // The text itself is not repeated: it is what must not reach the model.
+          refusal: {
+            code: 'injection_blocked',
+            message: `Tool '${call.name}' returned text that reads like instructions addressed to the model; the result was withheld (output_scan: block)`,
+          },
+        };
+      return {
+        callId: call.id,
+        output,
+        isError: result.isError === true,
+        ...(scan === 'flag' && { metadata: { injection_suspected: true } }),
+      };
     } finally {
       if (!ctx.signal.aborted) this.health.recordCall(source.name, ok, performance.now() - started);
     }
+  }
+
+  /** What to do with this result: the tool's mode when it reads like injection, or undefined to pass it on. */
+  private scan(entry: ToolEntity, output: Record<string, unknown>): 'flag' | 'block' | undefined {
+    const mode = entry.outputScan ?? this.config.catalog.output_scan;
+    if (mode === 'off') return undefined;
+    const maxChars = this.config.catalog.output_scan_max_chars;
+    return scanToolOutput(resultText(output, maxChars), maxChars).injectionSuspected ? mode : undefined;
   }
 
   private async callOnce(
