@@ -199,6 +199,24 @@ export const configSchema = z
         output_scan: z.enum(['off', 'flag', 'block']).default('flag'),
         /** Characters of a result's text that are scanned; text beyond is not read. */
         output_scan_max_chars: integer().pipe(z.number().min(1024).max(1_048_576)).default(65_536),
+        review: z
+          .object({
+            /** An OpenAI-compatible chat model that also judges every new or changed definition. Off when unset. */
+            judge: z
+              .object({
+                /** Base URL of the Chat Completions API: `<url>/chat/completions` is called. */
+                url: z.url(),
+                model: text(),
+                /** Environment variable or file in secrets.dir holding the API key; none sent when unset. */
+                secret_ref: optionalText(),
+                /** Longest one judgement may take; a slower answer counts as a failure (the tool stays pending). */
+                timeout: duration().default(30_000),
+              })
+              .strict()
+              .optional(),
+          })
+          .strict()
+          .prefault({}),
       })
       .strict()
       .prefault({}),

@@ -80,7 +80,7 @@ export class ToolsService {
       if (requested !== 'unreviewed') {
         await this.reviews.decide(manager, entity, requested, caller.subject, 'set at registration by an admin');
       } else if (this.reviews.qualifiesForAutoApproval(entity)) {
-        await this.reviews.decide(
+        await this.reviews.decideAutomatically(
           manager,
           entity,
           'approved',
@@ -90,6 +90,7 @@ export class ToolsService {
       }
     });
     await this.state.changed();
+    this.reviews.judgePending();
     return presentTool(entity, caller);
   }
 
@@ -190,6 +191,7 @@ export class ToolsService {
       return tool;
     });
     await this.state.changed();
+    this.reviews.judgePending();
     return presentTool(entity, caller);
   }
 

@@ -113,6 +113,8 @@ export class McpDiscoveryService {
     await this.recordSource(source, 'ok', rejectionSummary(rejected), tools.length);
     this.health.recordDiscovery(source.name, true);
     await this.state.changed();
+    // New and changed definitions, and those the judge failed on before, go to the judge (when configured).
+    this.reviews.judgePending();
     for (const change of changes) this.background.run('mcp_schema_change_webhook', () => this.notify(source, change));
     return result;
   }
@@ -230,7 +232,7 @@ export class McpDiscoveryService {
             trusted ? 'trusted MCP server from the config file' : `default status of MCP source '${source.name}'`,
           );
         } else if (this.reviews.qualifiesForAutoApproval(entity)) {
-          await this.reviews.decide(
+          await this.reviews.decideAutomatically(
             manager,
             entity,
             'approved',
