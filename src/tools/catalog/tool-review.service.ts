@@ -269,11 +269,7 @@ export class ToolReviewService implements OnApplicationBootstrap {
    */
   qualifiesForAutoApproval(entity: ToolEntity): boolean {
     const threshold = this.config.catalog.auto_approve_score;
-    return (
-      threshold !== undefined &&
-      this.automaticApprovalBlocker(entity) === undefined &&
-      entity.autoReview.score >= threshold
-    );
+    return threshold !== undefined && !this.requiresHumanReview(entity) && this.scoreOf(entity) >= threshold;
   }
 
   /**
