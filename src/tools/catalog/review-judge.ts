@@ -134,7 +134,7 @@ export function parseOpinion(body: string, shown: string, definition: JudgedDefi
     if (typeof content !== 'string') throw new Error('no message content');
     content = JSON.parse(content);
   } catch (error) {
-    throw new Error(`the judge's answer is not the expected JSON (${(error as Error).message})`);
+    throw new Error(`the judge's answer is not the expected JSON (${(error as Error).message})`, { cause: error });
   }
   const answer = content as { verdict?: unknown; families?: unknown; evidence?: unknown } | null;
   if (!answer || typeof answer !== 'object' || !JUDGE_VERDICTS.includes(answer.verdict as JudgeVerdict))
