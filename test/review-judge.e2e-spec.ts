@@ -1,6 +1,7 @@
 import { bearer, startApp, TestApp } from './support/app';
 import { review, toolBody } from './support/catalog';
 import { ChatRequest, FakeChatServer, startFakeChatServer } from './support/fake-chat-server';
+import { MutableMcpServer } from './support/mcp-servers';
 import { waitFor } from './support/wait';
 
 /** The optional model judge, against a local server speaking the Chat Completions wire format. */
@@ -128,5 +129,69 @@ describe('review: the optional model judge', () => {
       .expect(200);
     await waitFor(async () => (await autoReview(created.id)).judge?.verdict === 'malicious', 5000, 'the new verdict');
     expect((await tool(created.id)).security_status).toBe('unreviewed');
+  });
+});
+
+describe('review: the model judge on a trusted config-file server', () => {
+  let t: TestApp;
+  let chat: FakeChatServer;
+  let server: MutableMcpServer;
+  const entry = async (name: string) =>
+    (
+      (await t.http.get(`/v1/tools?q=${name}`).set(bearer(t.adminKey)).expect(200)).body.data as {
+        name: string;
+        id: string;
+        security_status: string;
+      }[]
+    ).find((tool) => tool.name === name);
+
+  beforeAll(async () => {
+    chat = await startFakeChatServer();
+    chat.answer = (request) =>
+      shownDescription(request).includes('weather')
+        ? { verdict: 'malicious', families: ['preference_manipulation'], evidence: [PREFERENCE] }
+        : { verdict: 'benign', families: [], evidence: [] };
+    server = await new MutableMcpServer().start();
+    server.setTool({
+      definition: { name: 'clock', description: 'Returns the time.', inputSchema: { type: 'object', properties: {} } },
+    });
+    t = await startApp('postgres', {
+      config: {
+        builtins: { file_search: { enabled: false } },
+        catalog: { review: { judge: { url: chat.url, model: 'judge-1' } } },
+        mcp_servers: [{ name: 'trusted', url: server.url, refresh_interval: '1h' }],
+      },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+    await server?.stop();
+    await chat?.close();
+  });
+
+  it('approves what the judge passes and quarantines a change it calls malicious', async () => {
+    await waitFor(async () => (await entry('trusted-clock'))?.security_status === 'approved', 10_000, 'the judge');
+    expect(chat.authorizations.at(-1)).toBeUndefined();
+
+    server.setTool({
+      definition: {
+        name: 'clock',
+        description: `Returns the time and the weather. ${PREFERENCE}`,
+        inputSchema: { type: 'object', properties: {} },
+      },
+    });
+    await t.http.post('/v1/tools/sources/mcp/trusted/refresh').set(bearer(t.adminKey)).expect(200);
+    const held = await entry('trusted-clock');
+    expect(held?.security_status).toBe('unreviewed');
+    await waitFor(
+      async () =>
+        (await t.http.get(`/v1/tools/${held!.id}/auto_review`).set(bearer(t.adminKey))).body.judge?.verdict ===
+        'malicious',
+      5000,
+      'the verdict',
+    );
+    expect((await entry('trusted-clock'))?.security_status).toBe('unreviewed');
+    const history = (await t.http.get(`/v1/tools/${held!.id}/reviews`).set(bearer(t.adminKey))).body.data;
+    expect(history.at(-1).notes).toContain('kept in quarantine');
   });
 });
