@@ -54,13 +54,20 @@ export function resultText(output: unknown, maxChars: number, maxNodes = 100_000
   while (stack.length > 0 && length < maxChars && visited < maxNodes) {
     const value = stack.pop();
     visited += 1;
+    // Children beyond what is left of the node budget are never looked at, so a wide array costs nothing.
+    const budget = maxNodes - visited - stack.length;
     if (typeof value === 'string') add(value);
-    else if (Array.isArray(value)) for (let i = value.length - 1; i >= 0; i--) stack.push(value[i]);
-    else if (value && typeof value === 'object') {
-      for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+    else if (Array.isArray(value)) {
+      for (let i = Math.min(value.length, Math.max(0, budget)) - 1; i >= 0; i--) stack.push(value[i]);
+    } else if (value && typeof value === 'object') {
+      const children: unknown[] = [];
+      for (const key in value as Record<string, unknown>) {
+        if (children.length >= budget) break;
+        if (!Object.hasOwn(value, key)) continue;
         add(key);
-        stack.push(item);
+        children.push((value as Record<string, unknown>)[key]);
       }
+      for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
     }
   }
   return parts.join('\n');

@@ -26,6 +26,9 @@ export class McpDefinitionCheck {
   constructor(private readonly config: AppConfig) {}
 
   async verify(client: Client, entry: ToolEntity, signal: AbortSignal): Promise<DefinitionVerdict> {
+    // Only discovered entries (no registering tenant) hold the server's own definition. A tool registered by
+    // hand describes the server's tool in its registrant's words: there is no server definition to compare.
+    if (entry.ownerTenantId !== null) return { ok: true };
     const offered = (await this.listing(client, signal)).get(entry.source.tool_name!);
     if (!offered)
       return {
