@@ -3,6 +3,7 @@ import { run as fileSearch } from './file-search.bench';
 import { run as hostileFiles } from './hostile-files.bench';
 import { run as invocation } from './invocation.bench';
 import { run as mcp } from './mcp.bench';
+import { run as outputScan } from './output-scan.bench';
 import { run as redaction } from './redaction.bench';
 import { run as toolSearch } from './tool-search.bench';
 import { run as responses } from './responses.bench';
@@ -18,6 +19,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   'tool-search': toolSearch,
   responses,
   'untrusted-input': untrustedInput,
+  'output-scan': outputScan,
 };
 
 async function main(): Promise<void> {

@@ -10,6 +10,7 @@ import { DropGatewaySessions1764000700000 } from './1764000700000-drop-gateway-s
 import { ToolIcons1764000800000 } from './1764000800000-tool-icons';
 import { OAuthAuthorizationServer1764000900000 } from './1764000900000-oauth-authorization-server';
 import { Responses1764001700000 } from './1764001700000-responses';
+import { OutputScan1764001800000 } from './1764001800000-output-scan';
 
 /** Applied in this order, by the service at start and by `npm run migration:run`. */
 export const ALL_MIGRATIONS = [
@@ -25,4 +26,5 @@ export const ALL_MIGRATIONS = [
   ToolIcons1764000800000,
   OAuthAuthorizationServer1764000900000,
   Responses1764001700000,
+  OutputScan1764001800000,
 ];

@@ -154,6 +154,7 @@ describe('catalog: registration, review workflow and pinning', () => {
       })
       .expect(200);
     expect(changed.body.security_status).toBe('unreviewed');
+    expect(changed.body.pending_change).toEqual(expect.objectContaining({ fields: ['schema'] }));
     const denied = await t.http
       .post('/v1/tool_calls')
       .set(bearer(acme))
@@ -167,7 +168,7 @@ describe('catalog: registration, review workflow and pinning', () => {
       expect.objectContaining({
         decision: 'unreviewed',
         reviewer: 'system',
-        notes: 'description or schema changed after review',
+        notes: 'schema changed after review',
       }),
     );
     await review(t, id, 'reviewed');

@@ -230,6 +230,28 @@ export const configSchema = z
         max_description_length: integer().pipe(z.number().min(256).max(1_048_576)).default(16_384),
         /** Largest input or output schema accepted, in bytes of JSON, at registration and from MCP discovery. */
         max_schema_bytes: integer().pipe(z.number().min(1024).max(4_194_304)).default(131_072),
+        /** What happens to MCP results that read like instructions to the model, unless the tool says otherwise. */
+        output_scan: z.enum(['off', 'flag', 'block']).default('flag'),
+        /** Characters of a result's text that are scanned; text beyond is not read. */
+        output_scan_max_chars: integer().pipe(z.number().min(1024).max(1_048_576)).default(65_536),
+        review: z
+          .object({
+            /** An OpenAI-compatible chat model that also judges every new or changed definition. Off when unset. */
+            judge: z
+              .object({
+                /** Base URL of the Chat Completions API: `<url>/chat/completions` is called. */
+                url: z.url(),
+                model: text(),
+                /** Environment variable or file in secrets.dir holding the API key; none sent when unset. */
+                secret_ref: optionalText(),
+                /** Longest one judgement may take; a slower answer counts as a failure (the tool stays pending). */
+                timeout: duration().default(30_000),
+              })
+              .strict()
+              .optional(),
+          })
+          .strict()
+          .prefault({}),
       })
       .strict()
       .prefault({}),
@@ -246,6 +268,11 @@ export const configSchema = z
         schema_change_webhook_url: z.url().optional(),
         /** Pooled client connections unused this long are closed. */
         idle_client_timeout: duration().default(300_000),
+        /**
+         * Before each call the server's tools/list is compared with the approved definition; a listing may be
+         * reused on the same connection for this long (0: list before every call, no window for a change).
+         */
+        definition_check_max_age: duration().default(0),
       })
       .strict()
       .prefault({}),

@@ -7,6 +7,14 @@ import type { ToolCallObject } from '../tools/invocation/tool-call';
  * tool errors (isError) whose text says why, so the model can react.
  */
 export function toCallToolResult(toolCall: ToolCallObject): CallToolResult {
+  const result = callToolResultOf(toolCall);
+  // Output scanning's mark travels in _meta, where MCP clients keep what is about the result, not of it.
+  return toolCall.metadata?.injection_suspected
+    ? { ...result, _meta: { ...result._meta, injection_suspected: true } }
+    : result;
+}
+
+function callToolResultOf(toolCall: ToolCallObject): CallToolResult {
   const output = toolCall.output as { content?: unknown; structuredContent?: unknown } | null;
   const isMcpResult = output !== null && typeof output === 'object' && Array.isArray(output.content);
   if (toolCall.status === 'completed') {

@@ -43,6 +43,8 @@ export interface ToolResult {
   output: unknown;
   isError: boolean;
   metadata?: Record<string, unknown>;
+  /** Set when the executor refused to send the call (the tool changed under it): the call fails with this code. */
+  refusal?: { code: string; message: string };
 }
 
 export interface ToolContext {

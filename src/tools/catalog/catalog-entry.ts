@@ -45,6 +45,7 @@ export function newCatalogEntry(fields: NewCatalogEntryFields): ToolEntity {
     tags: fields.tags ?? [],
     tenantAccess: fields.tenantAccess ?? { mode: 'all' },
     auditLevel: fields.auditLevel ?? 'basic',
+    outputScan: null,
     rateLimit: fields.rateLimit ?? null,
     ownerTenantId: fields.ownerTenantId ?? null,
     stale: false,

@@ -13,6 +13,7 @@ import { BundlesService } from './bundles.service';
 import { CatalogMetrics } from './catalog.metrics';
 import { CatalogState } from './catalog-state';
 import { CatalogToolPolicy } from './catalog-tool-policy';
+import { ReviewJudge } from './review-judge';
 import { ToolReviewService } from './tool-review.service';
 import { ToolsController } from './tools.controller';
 import { ToolsService } from './tools.service';
@@ -33,6 +34,7 @@ import { ToolsService } from './tools.service';
     { provide: ToolCallAudit, useClass: AuditTrail },
     CatalogState,
     CatalogMetrics,
+    ReviewJudge,
     ToolReviewService,
     ToolsService,
     BundlesService,

@@ -20,6 +20,10 @@ export type SecurityStatus = (typeof SECURITY_STATUSES)[number];
 export const AUDIT_LEVELS = ['none', 'basic', 'full'] as const;
 export type AuditLevel = (typeof AUDIT_LEVELS)[number];
 
+/** What happens to an MCP tool result that reads like instructions addressed to the model. */
+export const OUTPUT_SCAN_MODES = ['off', 'flag', 'block'] as const;
+export type OutputScanMode = (typeof OUTPUT_SCAN_MODES)[number];
+
 export const TENANT_ACCESS_MODES = ['all', 'allowlist', 'denylist'] as const;
 
 export interface ToolSource {

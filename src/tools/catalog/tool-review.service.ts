@@ -1,10 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { ApiError } from '../../common/api-error';
 import { newId } from '../../common/ids';
 import { ListPage, ListQueryDto } from '../../common/list.dto';
 import { paginate } from '../../common/paginate';
 import { AppConfig } from '../../config/app-config';
+import { BackgroundTasks } from '../../observability/background';
 import type { Identity } from '../../tenancy/request-context';
 import { autoReview } from './auto-review';
 import { CatalogMetrics } from './catalog.metrics';
@@ -14,20 +15,37 @@ import { contentHash } from './content-hash';
 import { allowedDecisions, canTransition } from './review-transitions';
 import { ToolReviewEntity } from './tool-review.entity';
 import { presentTool } from './tool.presenter';
-import { ToolEntity } from './tool.entity';
+import { JudgeRecord, ToolEntity } from './tool.entity';
+import { ReviewJudge } from './review-judge';
 import type { AutoReviewDto, ReviewToolDto, ToolDto, ToolReviewDto } from './tools.dto';
 
 /** Reviewer name for decisions the service makes itself (re-review on change, auto-approval). */
 export const SYSTEM_REVIEWER = 'system';
 
+/** What a `suspicious` verdict of the model judge takes off the automated score. */
+const SUSPICIOUS_PENALTY = 20;
+/** Tools judged per pass; a pass runs again while more wait. */
+const JUDGE_BATCH = 50;
+
 @Injectable()
-export class ToolReviewService {
+export class ToolReviewService implements OnApplicationBootstrap {
+  private readonly logger = new Logger('ToolReview');
+  private judging = false;
+  private judgeAgain = false;
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly state: CatalogState,
     private readonly metrics: CatalogMetrics,
     private readonly config: AppConfig,
+    private readonly judge: ReviewJudge,
+    private readonly background: BackgroundTasks,
   ) {}
+
+  /** Definitions left waiting for the judge when the service stopped are judged now. */
+  onApplicationBootstrap(): void {
+    this.judgePending();
+  }
 
   /** An admin's decision. A transition the workflow does not allow answers 409 naming the allowed ones. */
   async review(reviewer: Identity, toolId: string, input: ReviewToolDto): Promise<ToolDto> {
@@ -36,6 +54,13 @@ export class ToolReviewService {
         .getRepository(ToolEntity)
         .findOne({ where: { id: toolId }, lock: { mode: 'pessimistic_write' } });
       if (!entity) throw ApiError.notFound('tool', toolId, 'id');
+      if (input.definition_hash !== undefined && input.definition_hash !== contentHash(entity)) {
+        throw ApiError.conflict(
+          `The definition of '${entity.name}' changed since you read it: review the current definition (GET /v1/tools/${entity.id}) and send its definition_hash`,
+          'definition_changed',
+          'definition_hash',
+        );
+      }
       if (!canTransition(entity.securityStatus, input.decision)) {
         const allowed = allowedDecisions(entity.securityStatus);
         throw ApiError.conflict(
@@ -48,6 +73,8 @@ export class ToolReviewService {
       return entity;
     });
     await this.state.changed();
+    // A judge that failed earlier is asked again on the next review, as on the next refresh.
+    this.judgePending();
     return presentTool(tool, reviewer);
   }
 
@@ -100,17 +127,175 @@ export class ToolReviewService {
       },
       otherToolNames,
     );
-    entity.autoReview = { ...result, checked_at: new Date().toISOString() };
+    const checkedAt = new Date().toISOString();
+    entity.autoReview = {
+      ...result,
+      checked_at: checkedAt,
+      // Judged after the change is stored (judgePending), so that no request waits for a model.
+      ...(this.judge.configured && {
+        judge: { status: 'pending' as const, content_hash: contentHash(entity), checked_at: checkedAt },
+      }),
+    };
+  }
+
+  /**
+   * The score that decisions use: the automated checks' score, combined with the judge's verdict on this
+   * very definition. `malicious` (with at least one quote found in the definition) caps the score below
+   * catalog.mandatory_review_threshold; `suspicious`, or `malicious` without verified evidence, takes off
+   * 20 points; `benign` leaves the score as it is: the model can only lower a score, never raise it.
+   */
+  scoreOf(entity: ToolEntity): number {
+    const { score } = entity.autoReview;
+    const judge = this.currentJudgement(entity);
+    if (judge?.status !== 'done') return score;
+    const verified = (judge.evidence ?? []).some((quote) => quote.verified);
+    if (judge.verdict === 'malicious' && verified)
+      return Math.min(score, Math.max(0, this.config.catalog.mandatory_review_threshold - 1));
+    if (judge.verdict === 'malicious' || judge.verdict === 'suspicious') return Math.max(0, score - SUSPICIOUS_PENALTY);
+    return score;
   }
 
   requiresHumanReview(entity: ToolEntity): boolean {
-    return entity.autoReview.score < this.config.catalog.mandatory_review_threshold;
+    return this.scoreOf(entity) < this.config.catalog.mandatory_review_threshold;
   }
 
-  /** Whether config lets this unreviewed tool be approved without a human. */
+  /** The judge's record when it is about the tool's current definition. */
+  private currentJudgement(entity: ToolEntity): JudgeRecord | undefined {
+    const judge = entity.autoReview.judge;
+    return judge && judge.content_hash === contentHash(entity) ? judge : undefined;
+  }
+
+  /** Why automatic approval waits for the judge, or undefined (no judge configured, or its verdict is in). */
+  private judgeBlocker(entity: ToolEntity): string | undefined {
+    if (!this.judge.configured) return undefined;
+    const judge = this.currentJudgement(entity);
+    if (judge?.status === 'done') return undefined;
+    if (judge?.status === 'unavailable')
+      return `judge_unavailable: the model judge failed (${judge.error}); it is asked again on the next review or refresh`;
+    return 'the model judge has not given its verdict yet';
+  }
+
+  /**
+   * Judges, in the background, every definition waiting for the judge (new, changed, or whose judgement
+   * failed). One pass at a time per replica; a request during a pass makes it run once more.
+   */
+  judgePending(): void {
+    if (!this.judge.configured) return;
+    if (this.judging) {
+      this.judgeAgain = true;
+      return;
+    }
+    this.judging = true;
+    this.background.run('review_judge', async () => {
+      try {
+        do {
+          this.judgeAgain = false;
+          const waiting: { id: string }[] = await this.dataSource.query(
+            `SELECT id FROM tools WHERE auto_review->'judge'->>'status' IN ('pending', 'unavailable') ORDER BY updated_at LIMIT $1`,
+            [JUDGE_BATCH],
+          );
+          for (const { id } of waiting) await this.judgeOne(id);
+        } while (this.judgeAgain);
+      } finally {
+        this.judging = false;
+      }
+    });
+  }
+
+  private async judgeOne(id: string): Promise<void> {
+    const tool = await this.dataSource.getRepository(ToolEntity).findOneBy({ id });
+    const hash = tool && contentHash(tool);
+    if (!tool || this.currentJudgement(tool)?.status === 'done' || tool.autoReview.judge?.content_hash !== hash) return;
+    let outcome: Pick<JudgeRecord, 'status' | 'verdict' | 'families' | 'evidence' | 'error'>;
+    try {
+      outcome = { status: 'done', ...(await this.judge.judge({ ...tool, permissions: [...tool.permissions] })) };
+    } catch (error) {
+      this.logger.warn(`The model judge could not judge tool '${tool.name}': ${(error as Error).message}`);
+      outcome = { status: 'unavailable', error: (error as Error).message };
+    }
+    await this.dataSource.transaction(async (manager) => {
+      const current = await manager
+        .getRepository(ToolEntity)
+        .findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+      // The definition moved while the model thought: that judgement is about something else.
+      if (!current || contentHash(current) !== hash || current.autoReview.judge?.content_hash !== hash) return;
+      const awaiting = current.autoReview.judge?.awaiting;
+      current.autoReview = {
+        ...current.autoReview,
+        judge: {
+          ...outcome,
+          content_hash: hash,
+          checked_at: new Date().toISOString(),
+          ...(outcome.status !== 'done' && awaiting && { awaiting }),
+        },
+      };
+      await manager.getRepository(ToolEntity).save(current);
+      if (outcome.status !== 'done' || !awaiting || current.securityStatus !== 'unreviewed') return;
+      const blocker = this.automaticApprovalBlocker(current);
+      if (blocker === undefined)
+        await this.decide(
+          manager,
+          current,
+          awaiting.decision,
+          awaiting.reviewer,
+          `${awaiting.notes}; model judge: ${outcome.verdict}`,
+        );
+      else
+        await this.decide(
+          manager,
+          current,
+          'unreviewed',
+          SYSTEM_REVIEWER,
+          `kept in quarantine (${awaiting.notes}): ${blocker}`,
+        );
+    });
+    await this.state.changed();
+  }
+
+  /**
+   * Why this definition may not be approved without a human, or undefined. Every automatic approval asks it:
+   * a trusted config-file server, a source's default status and `catalog.auto_approve_score` alike, for new
+   * tools as for changed ones.
+   */
+  automaticApprovalBlocker(entity: ToolEntity): string | undefined {
+    if (this.requiresHumanReview(entity))
+      return `the automated review scored it ${this.scoreOf(entity)}, below catalog.mandatory_review_threshold (${this.config.catalog.mandatory_review_threshold})`;
+    return this.judgeBlocker(entity);
+  }
+
+  /**
+   * Whether config lets this unreviewed tool be approved without a human (apply it with decideAutomatically,
+   * which also waits for the judge).
+   */
   qualifiesForAutoApproval(entity: ToolEntity): boolean {
     const threshold = this.config.catalog.auto_approve_score;
-    return threshold !== undefined && !this.requiresHumanReview(entity) && entity.autoReview.score >= threshold;
+    return threshold !== undefined && !this.requiresHumanReview(entity) && this.scoreOf(entity) >= threshold;
+  }
+
+  /**
+   * Applies a status the tool would get without a human (trusted server, a source's default status), or holds
+   * it unreviewed, with a history entry saying why, when its definition does not pass the automated checks.
+   */
+  async decideAutomatically(
+    manager: EntityManager,
+    entity: ToolEntity,
+    decision: SecurityStatus,
+    reviewer: string,
+    notes: string,
+  ): Promise<boolean> {
+    const blocker = decision === 'blocked' ? undefined : this.automaticApprovalBlocker(entity);
+    if (blocker === undefined) {
+      await this.decide(manager, entity, decision, reviewer, notes);
+      return true;
+    }
+    // Held only for the judge: its verdict applies the decision if the definition passes (judgePending).
+    if (!this.requiresHumanReview(entity) && entity.autoReview.judge)
+      entity.autoReview = {
+        ...entity.autoReview,
+        judge: { ...entity.autoReview.judge, awaiting: { decision, reviewer, notes } },
+      };
+    await this.decide(manager, entity, 'unreviewed', SYSTEM_REVIEWER, `quarantined (${notes}): ${blocker}`);
+    return false;
   }
 
   async reviews(toolId: string, query: ListQueryDto): Promise<ListPage<ToolReviewDto>> {
@@ -133,14 +318,27 @@ export class ToolReviewService {
 
   presentAutoReview(entity: ToolEntity): AutoReviewDto {
     const { score, flags, suggestions, checked_at } = entity.autoReview;
+    const judge = this.judge.configured ? this.currentJudgement(entity) : undefined;
+    const unavailable = judge?.status === 'unavailable' ? [`judge_unavailable: ${judge.error}`] : [];
     return {
       tool_id: entity.id,
       object: 'tool.auto_review',
-      score,
-      flags,
+      score: this.scoreOf(entity),
+      checks_score: score,
+      flags: [...flags, ...unavailable],
       suggestions,
       requires_human_review: this.requiresHumanReview(entity),
       checked_at,
+      judge: judge
+        ? {
+            status: judge.status,
+            verdict: judge.verdict ?? null,
+            families: judge.families ?? [],
+            evidence: judge.evidence ?? [],
+            error: judge.error ?? null,
+            checked_at: judge.checked_at,
+          }
+        : null,
     };
   }
 }

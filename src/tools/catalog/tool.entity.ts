@@ -1,14 +1,30 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { JsonSchema, McpToolIcon } from '../tool-executor';
+import type { JudgeEvidence, JudgeVerdict } from './review-judge';
 import type {
   AuditLevel,
   AutoReviewResult,
+  OutputScanMode,
   Permission,
   RateLimit,
   SecurityStatus,
   TenantAccess,
   ToolSource,
 } from './catalog.types';
+
+/** The model judge's view of one definition (`content_hash`), kept with the automated review. */
+export interface JudgeRecord {
+  /** pending: asked or about to be; unavailable: the last attempt failed and is retried on the next review or refresh. */
+  status: 'pending' | 'done' | 'unavailable';
+  content_hash: string;
+  verdict?: JudgeVerdict;
+  families?: string[];
+  evidence?: JudgeEvidence[];
+  error?: string;
+  checked_at: string;
+  /** The automatic decision (trusted server, source default, auto_approve_score) that waits for the verdict. */
+  awaiting?: { decision: SecurityStatus; reviewer: string; notes: string };
+}
 
 /** What changed in a pinned tool since its review (MCP re-discovery): old and new definitions. */
 export interface PendingChange {
@@ -60,6 +76,10 @@ export class ToolEntity {
   @Column({ name: 'audit_level', type: 'varchar' })
   auditLevel: AuditLevel;
 
+  /** Scanning of this tool's results; null follows `catalog.output_scan`. */
+  @Column({ name: 'output_scan', type: 'varchar', nullable: true })
+  outputScan: OutputScanMode | null;
+
   @Column({ name: 'rate_limit', type: 'jsonb', nullable: true })
   rateLimit: RateLimit | null;
 
@@ -77,7 +97,7 @@ export class ToolEntity {
   pendingChange: PendingChange | null;
 
   @Column({ name: 'auto_review', type: 'jsonb' })
-  autoReview: AutoReviewResult & { checked_at: string };
+  autoReview: AutoReviewResult & { checked_at: string; judge?: JudgeRecord };
 
   @Column({ name: 'reviewed_by', type: 'varchar', nullable: true })
   reviewedBy: string | null;

@@ -1,3 +1,4 @@
+import { contentHash } from './content-hash';
 import type { Identity } from '../../tenancy/request-context';
 import type { ToolEntity } from './tool.entity';
 import type { ToolDto } from './tools.dto';
@@ -20,10 +21,12 @@ export function presentTool(entity: ToolEntity, viewer: Identity): ToolDto {
     tags: entity.tags,
     tenant_access: access,
     audit_level: entity.auditLevel,
+    output_scan: entity.outputScan,
     rate_limit: entity.rateLimit,
     owner_tenant_id: entity.ownerTenantId,
     stale: entity.stale,
     pending_change: entity.pendingChange as Record<string, unknown> | null,
+    definition_hash: contentHash(entity),
     created_at: entity.createdAt.toISOString(),
     updated_at: entity.updatedAt.toISOString(),
     reviewed_by: entity.reviewedBy,

@@ -9,7 +9,7 @@ import { AppConfig } from '../../config/app-config';
 import type { ToolSource } from './catalog.types';
 import { newCatalogEntry } from './catalog-entry';
 import { CatalogState } from './catalog-state';
-import { contentHash } from './content-hash';
+import { canonical, contentHash } from './content-hash';
 import { OfferedContent, oversizedField } from './content-limits';
 import { effectiveEntries } from './effective-tools';
 import { SYSTEM_REVIEWER, ToolReviewService } from './tool-review.service';
@@ -20,7 +20,7 @@ import type { AutoReviewDto, CreateToolDto, ListToolsQueryDto, ToolDto, UpdateTo
 /** Fields of built-in entries that operators may change; the rest comes from the provider. */
 const BUILTIN_MUTABLE = ['tenant_access', 'audit_level', 'rate_limit'] as const;
 /** Governance fields only admins may change. */
-const ADMIN_ONLY = ['tenant_access', 'audit_level', 'rate_limit'] as const;
+const ADMIN_ONLY = ['tenant_access', 'audit_level', 'rate_limit', 'output_scan'] as const;
 
 @Injectable()
 export class ToolsService {
@@ -80,7 +80,7 @@ export class ToolsService {
       if (requested !== 'unreviewed') {
         await this.reviews.decide(manager, entity, requested, caller.subject, 'set at registration by an admin');
       } else if (this.reviews.qualifiesForAutoApproval(entity)) {
-        await this.reviews.decide(
+        await this.reviews.decideAutomatically(
           manager,
           entity,
           'approved',
@@ -90,6 +90,7 @@ export class ToolsService {
       }
     });
     await this.state.changed();
+    this.reviews.judgePending();
     return presentTool(entity, caller);
   }
 
@@ -125,8 +126,9 @@ export class ToolsService {
   }
 
   /**
-   * Mutable fields only. Changing the description or schema of a reviewed or approved tool sends it
-   * back to review: the approved version is pinned by the hash of what the reviewer saw.
+   * Mutable fields only. Changing the description, schema or permissions of a reviewed or approved tool sends
+   * it back to review with `pending_change` (old and new): the approved version is pinned by the hash of what
+   * the reviewer saw.
    */
   async update(caller: Identity, id: string, input: UpdateToolDto): Promise<ToolDto> {
     if (input.source !== undefined)
@@ -146,9 +148,7 @@ export class ToolsService {
       this.checkUpdateRights(caller, tool, input);
       this.checkSize(input);
       if (input.schema) this.checkSchema(input.schema);
-      const contentChanged =
-        (input.description !== undefined && input.description !== tool.description) ||
-        (input.schema !== undefined && contentHash({ ...tool, schema: input.schema }) !== contentHash(tool));
+      const before = reviewedFieldsOf(tool);
       Object.assign(tool, {
         ...(input.description !== undefined && { description: input.description }),
         ...(input.schema !== undefined && { schema: input.schema }),
@@ -156,28 +156,42 @@ export class ToolsService {
         ...(input.tags !== undefined && { tags: input.tags }),
         ...(input.tenant_access !== undefined && { tenantAccess: input.tenant_access }),
         ...(input.audit_level !== undefined && { auditLevel: input.audit_level }),
+        ...(input.output_scan !== undefined && { outputScan: input.output_scan }),
         ...(input.rate_limit !== undefined && { rateLimit: input.rate_limit }),
         updatedAt: new Date(),
       });
-      if (contentChanged || input.permissions !== undefined)
+      const after = reviewedFieldsOf(tool);
+      const changedFields = Object.keys(after).filter((field) => canonical(before[field]) !== canonical(after[field]));
+      if (changedFields.length > 0)
         this.reviews.assess(
           tool,
           others.filter((name) => name !== tool.name),
         );
       await repo.save(tool);
       const pinned = tool.securityStatus === 'reviewed' || tool.securityStatus === 'approved';
-      if (contentChanged && pinned && contentHash(tool) !== tool.reviewedHash) {
-        await this.reviews.decide(
-          manager,
-          tool,
-          'unreviewed',
-          SYSTEM_REVIEWER,
-          'description or schema changed after review',
-        );
+      // Permissions are part of what a reviewer approved: widening them is a change like a new schema.
+      if (changedFields.length > 0 && ((pinned && contentHash(tool) !== tool.reviewedHash) || tool.pendingChange)) {
+        if (tool.securityStatus !== 'blocked')
+          await this.reviews.decide(
+            manager,
+            tool,
+            'unreviewed',
+            SYSTEM_REVIEWER,
+            `${changedFields.join(', ')} changed after review`,
+          );
+        const old = tool.pendingChange?.old ?? before;
+        tool.pendingChange = {
+          detected_at: new Date().toISOString(),
+          fields: Object.keys(after).filter((field) => canonical(old[field]) !== canonical(after[field])),
+          old,
+          new: after,
+        };
+        await repo.save(tool);
       }
       return tool;
     });
     await this.state.changed();
+    this.reviews.judgePending();
     return presentTool(entity, caller);
   }
 
@@ -269,6 +283,11 @@ export class ToolsService {
   private async otherNames(except?: string): Promise<string[]> {
     return [...(await this.state.get()).toolsByName.keys()].filter((name) => name !== except);
   }
+}
+
+/** What a review approves of a registered tool, in the API's field names (a pending change shows these). */
+function reviewedFieldsOf(tool: ToolEntity): Record<string, unknown> {
+  return { description: tool.description, schema: tool.schema, permissions: [...tool.permissions] };
 }
 
 /** The governance fields a request sets: on create as on update, only admins may set them. */

@@ -12,4 +12,6 @@ export interface ToolCallObject {
   duration_ms: number | null;
   created_at: number;
   response_id: string | null;
+  /** Present when there is something to say about the result: `injection_suspected` (output scanning). */
+  metadata?: { injection_suspected?: boolean };
 }

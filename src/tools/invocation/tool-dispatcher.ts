@@ -89,8 +89,11 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
     const record = await this.audit?.start({ identity, tool, arguments: args, toolCall });
     const started = performance.now();
     options.onStart?.({ ...toolCall });
-    const { status, output, error } = await this.execute(identity, tool, toolCall, args, request, options);
-    const done = finish(toolCall, status, output, error, performance.now() - started);
+    const { status, output, error, metadata } = await this.execute(identity, tool, toolCall, args, request, options);
+    const done = {
+      ...finish(toolCall, status, output, error, performance.now() - started),
+      ...(metadata && { metadata }),
+    };
     this.metrics.duration.observe({ tool_name: tool.name, source: tool.source }, (done.duration_ms ?? 0) / 1000);
     if (record !== undefined) await this.audit?.finish(record, { identity, tool, arguments: args, toolCall: done });
     this.metrics.calls.inc({ tool_name: tool.name, source: tool.source, status: done.status });
@@ -165,7 +168,7 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
     args: unknown,
     request: InvokeRequest,
     options: InvokeOptions,
-  ): Promise<Pick<ToolCallObject, 'status' | 'output' | 'error'>> {
+  ): Promise<CallEnd> {
     const executor = tool.executor;
     if (!executor) {
       return failure(
@@ -249,7 +252,16 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
     }
   }
 
-  private judgeResult(tool: ResolvedTool, result: ToolResult): Pick<ToolCallObject, 'status' | 'output' | 'error'> {
+  private judgeResult(tool: ResolvedTool, result: ToolResult): CallEnd {
+    if (result.refusal) return failure(result.refusal.code, result.refusal.message);
+    const outcome = this.checkResult(tool, result);
+    // A flagged result still goes to the caller, marked, whether it succeeded or failed.
+    return result.metadata?.injection_suspected === true
+      ? { ...outcome, metadata: { injection_suspected: true } }
+      : outcome;
+  }
+
+  private checkResult(tool: ResolvedTool, result: ToolResult): CallEnd {
     // Results often come from remote servers: one nested too deep to walk fails this call, not the process.
     const maxDepth = this.config.server.max_json_depth;
     const tooDeepAt = findTooDeep(result.output, maxDepth, 'output');
@@ -339,6 +351,9 @@ function finish(
     duration_ms: durationMs === undefined ? null : Math.round(durationMs * 1000) / 1000,
   };
 }
+
+/** How a call that ran ended; `metadata` only when there is something to say about the result. */
+type CallEnd = Pick<ToolCallObject, 'status' | 'output' | 'error' | 'metadata'>;
 
 function failure(code: string, message: string): Pick<ToolCallObject, 'status' | 'output' | 'error'> {
   return { status: 'failed', output: null, error: { code, message } };

@@ -37,6 +37,11 @@ export class McpClientPool implements OnApplicationShutdown {
     this.toolListChanged = handler;
   }
 
+  /** Asks for a refresh of the source, as the server's own notifications/tools/list_changed would. */
+  announceToolListChanged(source: McpSourceEntity): void {
+    this.toolListChanged?.(source);
+  }
+
   /** A connected client for the source, authenticated with the source's auth and, if given, the tenant's credential. */
   async client(source: McpSourceEntity, credential?: string): Promise<McpConnection> {
     const key = poolKey(source, credential);

@@ -21,6 +21,7 @@ import { McpHealth } from './mcp-health';
 import type { McpSourceEntity } from './mcp-source.entity';
 import { catalogName } from './mcp-tool-names';
 import { toolIcons } from './mcp-tool-icons';
+import { catalogContentOf, contentOf } from './mcp-tool-content';
 
 export interface DiscoveryResult {
   source: string;
@@ -46,16 +47,6 @@ export interface RejectedTool {
 interface SchemaChange {
   tool: ToolEntity;
   change: PendingChange;
-}
-
-/** What a reviewer of an MCP tool sees, read from the server's tools/list entry. */
-function contentOf(tool: Tool): ReviewedContent {
-  return {
-    description: tool.description ?? tool.title ?? '',
-    schema: tool.inputSchema as Record<string, unknown>,
-    outputSchema: (tool.outputSchema as Record<string, unknown> | undefined) ?? null,
-    annotations: (tool.annotations as Record<string, unknown> | undefined) ?? null,
-  };
 }
 
 const FIELDS: [keyof ReviewedContent, string][] = [
@@ -122,6 +113,8 @@ export class McpDiscoveryService {
     await this.recordSource(source, 'ok', rejectionSummary(rejected), tools.length);
     this.health.recordDiscovery(source.name, true);
     await this.state.changed();
+    // New and changed definitions, and those the judge failed on before, go to the judge (when configured).
+    this.reviews.judgePending();
     for (const change of changes) this.background.run('mcp_schema_change_webhook', () => this.notify(source, change));
     return result;
   }
@@ -230,7 +223,8 @@ export class McpDiscoveryService {
         await repo.save(entity);
         const initial = trusted ? 'approved' : source.defaultSecurityStatus;
         if (initial !== 'unreviewed') {
-          await this.reviews.decide(
+          // A source's trust covers what it offers only while that passes the same checks as any other tool.
+          await this.reviews.decideAutomatically(
             manager,
             entity,
             initial,
@@ -238,7 +232,7 @@ export class McpDiscoveryService {
             trusted ? 'trusted MCP server from the config file' : `default status of MCP source '${source.name}'`,
           );
         } else if (this.reviews.qualifiesForAutoApproval(entity)) {
-          await this.reviews.decide(
+          await this.reviews.decideAutomatically(
             manager,
             entity,
             'approved',
@@ -253,7 +247,7 @@ export class McpDiscoveryService {
       existing.stale = false;
       existing.source = mcpToolSource(source, tool.name);
       existing.icons = toolIcons(tool.icons);
-      const before = currentOf(existing);
+      const before = catalogContentOf(existing);
       const changedFields = FIELDS.filter(
         ([field]) => canonical(content[field] ?? null) !== canonical(before[field] ?? null),
       ).map(([, label]) => label);
@@ -278,28 +272,32 @@ export class McpDiscoveryService {
       if (wasStale) result.revived.push(existing.name);
       result.changed.push(existing.name);
       const pinned = existing.securityStatus === 'reviewed' || existing.securityStatus === 'approved';
-      if (trusted) {
-        await this.reviews.decide(
+      const detail = changedFields.join(', ');
+      let held = false;
+      if (trusted && existing.securityStatus !== 'blocked') {
+        // Trusted means approved on the same checks as anyone else's tool; one that fails them is quarantined.
+        const approved = await this.reviews.decideAutomatically(
           manager,
           existing,
           'approved',
           'config',
-          `definition changed on the trusted MCP server (${changedFields.join(', ')})`,
+          `definition changed on the trusted MCP server (${detail})`,
         );
-      } else if (pinned && contentHash(existing) !== existing.reviewedHash) {
-        const change: PendingChange = {
-          detected_at: now.toISOString(),
-          fields: changedFields,
-          old: presentContent(before),
-          new: presentContent(content),
-        };
-        await this.reviews.decide(
-          manager,
-          existing,
-          'unreviewed',
-          SYSTEM_REVIEWER,
-          `definition changed on MCP server '${source.name}': ${changedFields.join(', ')}`,
-        );
+        held = !approved;
+      } else if ((pinned && contentHash(existing) !== existing.reviewedHash) || existing.pendingChange) {
+        if (existing.securityStatus !== 'blocked')
+          await this.reviews.decide(
+            manager,
+            existing,
+            'unreviewed',
+            SYSTEM_REVIEWER,
+            `definition changed on MCP server '${source.name}': ${detail}`,
+          );
+        held = true;
+      }
+      if (held) {
+        // The pending change keeps what was last approved as `old` and always shows the current definition.
+        const change = pendingChangeOf(existing.pendingChange?.old ?? presentContent(before), content, now);
         existing.pendingChange = change;
         await repo.save(existing);
         this.schemaChanges.inc({ source: source.name });
@@ -363,13 +361,11 @@ function rejectionSummary(rejected: RejectedTool[]): string | null {
   return `${rejected.length} tool(s) left out: ${listed.join('; ')}${more}`;
 }
 
-function currentOf(tool: ToolEntity): ReviewedContent {
-  return {
-    description: tool.description,
-    schema: tool.schema,
-    outputSchema: tool.outputSchema,
-    annotations: tool.annotations,
-  };
+/** Old (what was approved) against the current definition; `fields` names what differs between the two. */
+function pendingChangeOf(old: Record<string, unknown>, content: ReviewedContent, now: Date): PendingChange {
+  const current = presentContent(content);
+  const fields = Object.keys(current).filter((field) => canonical(old[field] ?? null) !== canonical(current[field]));
+  return { detected_at: now.toISOString(), fields, old, new: current };
 }
 
 function presentContent(content: ReviewedContent): Record<string, unknown> {

@@ -2,13 +2,20 @@ import { Injectable } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AppConfig } from '../../config/app-config';
 import { CatalogState } from '../catalog/catalog-state';
+import { resultText, scanToolOutput } from '../catalog/output-scan';
 import { CatalogExecutors } from '../catalog/catalog-tool-policy';
 import type { ToolEntity } from '../catalog/tool.entity';
 import type { ToolCall, ToolContext, ToolExecutor, ToolResult } from '../tool-executor';
 import { McpClientPool } from './mcp-client-pool';
+import { McpDefinitionCheck } from './mcp-definition-check';
 import { McpHealth } from './mcp-health';
 import { sessionLostBeforeSend } from './mcp-session-lost';
 import { McpSourcesService } from './mcp-sources.service';
+
+/** A call not sent because the server no longer offers the approved definition. */
+class RefusedCall {
+  constructor(readonly refusal: { code: string; message: string }) {}
+}
 
 /**
  * Runs catalog tools of MCP sources through `tools/call` on a pooled client per (source, tenant
@@ -27,6 +34,7 @@ export class McpExecutor extends CatalogExecutors implements ToolExecutor {
     private readonly pool: McpClientPool,
     private readonly health: McpHealth,
     private readonly config: AppConfig,
+    private readonly definitions: McpDefinitionCheck,
   ) {
     super();
   }
@@ -63,13 +71,44 @@ export class McpExecutor extends CatalogExecutors implements ToolExecutor {
         await this.pool.discard(source, credential);
         return this.callOnce(source, credential, entry, call, ctx);
       });
+      if (result instanceof RefusedCall) {
+        // The catalog is behind the server: a refresh records the change (pending review) for everyone.
+        this.pool.announceToolListChanged(source);
+        ok = true;
+        return { callId: call.id, output: null, isError: true, refusal: result.refusal };
+      }
       ok = !result.isError;
       const output: Record<string, unknown> = { content: result.content };
       if (result.structuredContent !== undefined) output.structuredContent = result.structuredContent;
-      return { callId: call.id, output, isError: result.isError === true };
+      const scan = this.scan(entry, output);
+      if (scan === 'block')
+        return {
+          callId: call.id,
+          output: null,
+          isError: true,
+          // The text itself is not repeated: it is what must not reach the model.
+          refusal: {
+            code: 'injection_blocked',
+            message: `Tool '${call.name}' returned text that reads like instructions addressed to the model; the result was withheld (output_scan: block)`,
+          },
+        };
+      return {
+        callId: call.id,
+        output,
+        isError: result.isError === true,
+        ...(scan === 'flag' && { metadata: { injection_suspected: true } }),
+      };
     } finally {
       if (!ctx.signal.aborted) this.health.recordCall(source.name, ok, performance.now() - started);
     }
+  }
+
+  /** What to do with this result: the tool's mode when it reads like injection, or undefined to pass it on. */
+  private scan(entry: ToolEntity, output: Record<string, unknown>): 'flag' | 'block' | undefined {
+    const mode = entry.outputScan ?? this.config.catalog.output_scan;
+    if (mode === 'off') return undefined;
+    const maxChars = this.config.catalog.output_scan_max_chars;
+    return scanToolOutput(resultText(output, maxChars), maxChars).injectionSuspected ? mode : undefined;
   }
 
   private async callOnce(
@@ -78,8 +117,10 @@ export class McpExecutor extends CatalogExecutors implements ToolExecutor {
     entry: ToolEntity,
     call: ToolCall,
     ctx: ToolContext,
-  ): Promise<CallToolResult> {
+  ): Promise<CallToolResult | RefusedCall> {
     const { client } = await this.pool.client(source, credential);
+    const verdict = await this.definitions.verify(client, entry, ctx.signal);
+    if (!verdict.ok) return new RefusedCall({ code: verdict.code, message: verdict.message });
     return (await client.callTool(
       { name: entry.source.tool_name!, arguments: (call.arguments ?? {}) as Record<string, unknown> },
       undefined,

@@ -1,3 +1,4 @@
+import { McpDefinitionCheck } from './mcp-definition-check';
 import { Global, Module } from '@nestjs/common';
 import { CatalogExecutors } from '../catalog/catalog-tool-policy';
 import { McpClientPool } from './mcp-client-pool';
@@ -20,6 +21,7 @@ import { SsrfGuardedFetch } from './ssrf-guarded-fetch';
     McpSourcesService,
     McpDiscoveryService,
     McpRefreshScheduler,
+    McpDefinitionCheck,
     McpExecutor,
     { provide: CatalogExecutors, useExisting: McpExecutor },
   ],

@@ -109,5 +109,6 @@ export function presentAuditRecord(record: AuditRecordEntity): AuditRecordDto {
     ...(record.output !== null && { output: record.output }),
     ...(record.error !== null && { error: record.error }),
     ...(record.responseId !== null && { response_id: record.responseId }),
+    injection_suspected: record.injectionSuspected,
   };
 }

@@ -66,6 +66,10 @@ export class AuditRecordEntity {
   @Column({ type: 'text', nullable: true })
   error: string | null;
 
+  /** The result read like instructions addressed to the model (output scanning flagged or blocked it). */
+  @Column({ name: 'injection_suspected', type: 'boolean' })
+  injectionSuspected: boolean;
+
   @Column({ name: 'response_id', type: 'varchar', nullable: true })
   responseId: string | null;
 }

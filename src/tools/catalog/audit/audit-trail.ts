@@ -98,6 +98,8 @@ export class AuditTrail extends ToolCallAudit {
       outputSize: output?.size ?? null,
       output: output?.text ?? null,
       error: toolCall.error ? this.redactor.redactText(`${toolCall.error.code}: ${toolCall.error.message}`) : null,
+      injectionSuspected:
+        toolCall.metadata?.injection_suspected === true || toolCall.error?.code === 'injection_blocked',
     };
   }
 

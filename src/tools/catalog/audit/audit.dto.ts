@@ -92,6 +92,11 @@ export class AuditRecordDto {
   @ApiPropertyOptional({ description: 'Full records: the output, redacted and truncated to 10 KB.' }) output?: string;
   @ApiPropertyOptional() error?: string;
   @ApiPropertyOptional({ example: 'resp_123' }) response_id?: string;
+  @ApiProperty({
+    example: false,
+    description: 'The result read like instructions addressed to the model (output scanning flagged or withheld it).',
+  })
+  injection_suspected: boolean;
 }
 
 export class UsageQueryDto {

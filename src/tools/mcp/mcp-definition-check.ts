@@ -1,0 +1,65 @@
+import { Injectable } from '@nestjs/common';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { AppConfig } from '../../config/app-config';
+import { contentHash } from '../catalog/content-hash';
+import type { ToolEntity } from '../catalog/tool.entity';
+import { catalogContentOf, contentOf } from './mcp-tool-content';
+
+/** A server answering more tools than this is not listed further (discovery stops at the same bound). */
+const MAX_LISTED_TOOLS = 10_000;
+
+export type DefinitionVerdict = { ok: true } | { ok: false; code: 'pending_change' | 'stale'; message: string };
+
+/**
+ * Before a call is sent, compares the definition the server offers now, on the very connection the call
+ * will use, with the catalog entry that was approved. A server can change a tool at any moment, without
+ * notifications/tools/list_changed; a refresh on an interval would leave a window in which calls reach the
+ * changed tool, a check on call leaves none. tools/list is one round trip on an open connection, small next
+ * to the call itself. `mcp.definition_check_max_age` lets a busy deployment reuse a listing per connection
+ * for a short time: fewer round trips, at the price of that window again.
+ */
+@Injectable()
+export class McpDefinitionCheck {
+  private readonly listings = new WeakMap<Client, { listedAt: number; tools: Map<string, Tool> }>();
+
+  constructor(private readonly config: AppConfig) {}
+
+  async verify(client: Client, entry: ToolEntity, signal: AbortSignal): Promise<DefinitionVerdict> {
+    // Only discovered entries (no registering tenant) hold the server's own definition. A tool registered by
+    // hand describes the server's tool in its registrant's words: there is no server definition to compare.
+    if (entry.ownerTenantId !== null) return { ok: true };
+    const offered = (await this.listing(client, signal)).get(entry.source.tool_name!);
+    if (!offered)
+      return {
+        ok: false,
+        code: 'stale',
+        message: `Tool '${entry.name}' is no longer offered by its MCP server; the call was not sent`,
+      };
+    if (contentHash(contentOf(offered)) !== contentHash(catalogContentOf(entry)))
+      return {
+        ok: false,
+        code: 'pending_change',
+        message: `Tool '${entry.name}' changed on its MCP server since it was approved; the call was not sent and the change waits for review`,
+      };
+    return { ok: true };
+  }
+
+  private async listing(client: Client, signal: AbortSignal): Promise<Map<string, Tool>> {
+    const maxAge = this.config.mcp.definition_check_max_age;
+    const cached = this.listings.get(client);
+    if (cached && maxAge > 0 && Date.now() - cached.listedAt < maxAge) return cached.tools;
+    const tools = new Map<string, Tool>();
+    let cursor: string | undefined;
+    do {
+      const page = await client.listTools(cursor ? { cursor } : undefined, {
+        signal,
+        timeout: this.config.mcp.discovery_timeout,
+      });
+      for (const tool of page.tools) tools.set(tool.name, tool);
+      cursor = page.nextCursor;
+    } while (cursor && tools.size < MAX_LISTED_TOOLS);
+    this.listings.set(client, { listedAt: Date.now(), tools });
+    return tools;
+  }
+}
