@@ -9,6 +9,8 @@ export interface ReviewSubject {
   schema: unknown;
   outputSchema?: unknown;
   permissions: Permission[];
+  /** MCP tool annotations (`title`, `readOnlyHint`, `destructiveHint`, ...), when the tool has any. */
+  annotations?: Record<string, unknown>;
 }
 
 /**
@@ -50,6 +52,22 @@ export function autoReview(subject: ReviewSubject, otherToolNames: string[] = []
   return findings.summarize();
 }
 
+/** The longest tool output scanned: injections sit where a model reads first, and the cost stays bounded. */
+export const OUTPUT_SCAN_LIMIT = 65_536;
+/** What an injection in a tool's output can do to the model: instructions, hidden text, requests for data. */
+const OUTPUT_KINDS: Kind[] = ['poisoning', 'exfiltration', 'impersonation'];
+
+/**
+ * The checks for text addressed to the model, applied to a tool's *result* (an MCP tool's output is as
+ * untrusted as its description). Only the first OUTPUT_SCAN_LIMIT characters are read, each a bounded
+ * number of times. Surface findings (parameters, permissions, mere mentions of URLs) do not apply.
+ */
+export function scanOutputText(text: string): AutoReviewResult {
+  const findings = new Findings(OUTPUT_KINDS);
+  checkText('tool output', (text ?? '').slice(0, OUTPUT_SCAN_LIMIT), undefined, [], findings);
+  return findings.summarize();
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Scoring
 
@@ -84,7 +102,11 @@ class Findings {
   private readonly list: Finding[] = [];
   private readonly flags = new Set<string>();
 
+  /** `only`: the kinds of finding kept; the others are dropped (output scanning keeps the model-facing ones). */
+  constructor(private readonly only?: Kind[]) {}
+
   add(kind: Kind, penalty: number, flag: string, suggestion: string): void {
+    if (this.only && !this.only.includes(kind)) return;
     // The same finding reached through two routes (anyOf branches, repeated $defs) counts once.
     if (this.flags.has(flag)) return;
     this.flags.add(flag);
