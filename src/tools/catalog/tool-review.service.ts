@@ -97,6 +97,7 @@ export class ToolReviewService {
         schema: entity.schema,
         outputSchema: entity.outputSchema,
         permissions: entity.permissions,
+        sourceType: entity.source?.type,
         annotations: entity.annotations ?? undefined,
       },
       otherToolNames,
