@@ -1,11 +1,12 @@
 import type { AutoReviewResult, Permission, SourceType } from './catalog.types';
 import { checkAnnotations } from './review/annotations.check';
-import { Findings, type Kind } from './review/findings';
+import { type FamilyCheck, Findings, type Kind } from './review/findings';
 import { checkName } from './review/impersonation.check';
 import { checkParameters } from './review/parameters.check';
 import { checkPatterns } from './review/patterns.check';
 import { checkPermissions } from './review/permissions.check';
 import { allParameters, schemaTexts } from './review/schema';
+import { foldName } from './review/sentence';
 import { checkText } from './review/text.check';
 import { escapeRegExp } from './review/text';
 
@@ -41,7 +42,22 @@ export interface ReviewSubject {
  * issues of one kind cannot sink a tool alone.
  */
 export function autoReview(subject: ReviewSubject, otherToolNames: string[] = []): AutoReviewResult {
-  const findings = new Findings();
+  return review(subject, otherToolNames, new Findings());
+}
+
+/**
+ * The review with some family checks switched off: what the remaining checks catch of a family they were not
+ * written for (the leave-one-family-out figures of `npm run bench review-heldout`).
+ */
+export function autoReviewWithout(
+  subject: ReviewSubject,
+  otherToolNames: string[],
+  without: readonly FamilyCheck[],
+): AutoReviewResult {
+  return review(subject, otherToolNames, new Findings(undefined, without));
+}
+
+function review(subject: ReviewSubject, otherToolNames: string[], findings: Findings): AutoReviewResult {
   const others = [...new Set(otherToolNames)].filter((other) => other !== subject.name);
   const texts = [
     { where: 'description', text: subject.description ?? '' },
@@ -58,7 +74,13 @@ export function autoReview(subject: ReviewSubject, otherToolNames: string[] = []
   checkPatterns(subject.outputSchema, 'output $', findings);
   // Compiled once: a schema can carry thousands of texts.
   const selfName = subject.name ? new RegExp(`(^|[^\\w-])${escapeRegExp(subject.name)}(?![\\w-])`, 'gi') : undefined;
-  const context = { selfName, others };
+  const context = {
+    selfName,
+    others,
+    self: foldName(subject.name ?? ''),
+    parameters: new Set(parameters.map((p) => foldName(p.name))),
+    catalog: new Set(others.map(foldName)),
+  };
   for (const { where, text } of texts) checkText(where, text, context, findings);
   checkName(subject, others, findings);
 
@@ -77,7 +99,12 @@ const OUTPUT_KINDS: Kind[] = ['poisoning', 'exfiltration', 'impersonation'];
  */
 export function scanOutputText(text: string): AutoReviewResult {
   const findings = new Findings(OUTPUT_KINDS);
-  checkText('tool output', (text ?? '').slice(0, OUTPUT_SCAN_LIMIT), { others: [] }, findings);
+  checkText(
+    'tool output',
+    (text ?? '').slice(0, OUTPUT_SCAN_LIMIT),
+    { others: [], self: '', parameters: new Set(), catalog: new Set(), output: true },
+    findings,
+  );
   return findings.summarize();
 }
 

@@ -14,14 +14,14 @@ export function checkAnnotations(subject: ReviewSubject, findings: Findings): vo
   if (hint('destructiveHint') === true) {
     findings.add(
       'destructive',
-      10,
+      4,
       'annotations declare the tool destructive (destructiveHint: true)',
       'check what the tool can delete or overwrite; restrict tenant access or rate-limit it',
     );
   } else if (subject.sourceType === 'mcp') {
     findings.add(
       'destructive',
-      5,
+      4,
       'MCP tool without readOnlyHint or destructiveHint: the protocol treats it as possibly destructive',
       'ask the server to annotate the tool (readOnlyHint / destructiveHint), or review what it can change',
     );

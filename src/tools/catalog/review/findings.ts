@@ -13,9 +13,10 @@ export const CAPS = {
   unsafe_pattern: 20,
   /**
    * A tool that may destroy data (`destructiveHint` true, or an MCP tool without annotations: the protocol's
-   * default). A reminder for the reviewer, never enough alone: with the whole surface cap it leaves 70.
+   * default). A reminder for the reviewer, never enough alone: with the whole surface cap and every mention,
+   * a tool keeps 100 - 20 - 4 - 6 = 70, the approval threshold.
    */
-  destructive: 10,
+  destructive: 4,
   /** URLs, addresses and file names merely mentioned: documentation links are common. */
   mentions: 6,
 };
@@ -32,12 +33,35 @@ export interface Finding {
   suggestion: string;
 }
 
+/** The sentence-level checks written for one attack family each (see bench/review-heldout.bench.ts). */
+export const FAMILY_CHECKS = [
+  'tool_redirection',
+  'command_execution',
+  'fake_authority',
+  'undisclosed_behaviour',
+  'preference_manipulation',
+  'social_engineering',
+  'argument_hijacking',
+] as const;
+export type FamilyCheck = (typeof FAMILY_CHECKS)[number];
+
 export class Findings {
   private readonly list: Finding[] = [];
   private readonly flags = new Set<string>();
 
-  /** `only`: the kinds of finding kept; the others are dropped (output scanning keeps the model-facing ones). */
-  constructor(private readonly only?: Kind[]) {}
+  /**
+   * `only`: the kinds of finding kept; the others are dropped (output scanning keeps the model-facing ones).
+   * `without`: family checks not run (the held-out protocol measures what the other checks catch).
+   */
+  constructor(
+    private readonly only?: Kind[],
+    private readonly without: readonly FamilyCheck[] = [],
+  ) {}
+
+  /** Whether a family check is to run. */
+  runs(check: FamilyCheck): boolean {
+    return !this.without.includes(check);
+  }
 
   add(kind: Kind, penalty: number, flag: string, suggestion: string): void {
     if (this.only && !this.only.includes(kind)) return;

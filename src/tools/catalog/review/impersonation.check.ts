@@ -73,9 +73,12 @@ export function checkName(subject: ReviewSubject, others: string[], findings: Fi
     let penalty = 0;
     let how = '';
     if (mine === theirs) {
-      // Another naming convention (takeScreenshot, take_screenshot) is also what independent servers do.
+      // Another naming convention (takeScreenshot, take_screenshot) is what independent servers do: worth a
+      // mention, not a block (a name collision is settled by the gateway's per-source names).
       const conventionOnly = plainName(name) === plainName(other);
-      penalty = conventionOnly ? 25 : 45;
+      // Mixed case with separators ("Search-Repositories") is no server's convention: a disguise.
+      const disguised = /[A-Z]/.test(name) && /[-_]/.test(name);
+      penalty = conventionOnly && !disguised ? 5 : conventionOnly ? 25 : 45;
       how = conventionOnly ? 'differs only in case or separators from' : 'is spelled like';
     } else if (Math.min(mine.length, theirs.length) >= 6 && isTransposition(mine, theirs)) {
       penalty = 45;

@@ -1,3 +1,11 @@
+import { checkArgumentHijack } from './argument-hijack.check';
+import { checkFakeAuthority } from './authority.check';
+import { checkCommandOrders } from './commands.check';
+import { checkPreference } from './preference.check';
+import type { SentenceContext } from './sentence';
+import { checkSocialEngineering } from './social-engineering.check';
+import { checkToolRedirection } from './tool-redirection.check';
+import { checkUndisclosedBehaviour } from './undisclosed-behaviour.check';
 import { NEGATION, SENSITIVE_PATH, dataGrab } from './data-grab.check';
 import { URL_PATTERN, checkEndpoints } from './endpoints.check';
 import { Findings } from './findings';
@@ -9,14 +17,17 @@ import { OTHER_TOOL_IN_USE, SHADOW_ACTION } from './shadowing.check';
 import { allMatches, excerpt, sentences } from './text';
 
 /** What the text checks know besides the text: the tool's own name and the other catalog tools. */
-export interface TextContext {
+export interface TextContext extends SentenceContext {
   /** Matches the tool's own name, which then reads as "this tool". */
   selfName?: RegExp;
   others: string[];
+  /** The text is a tool's output, read by people as well as the model (see checkCommandOrders). */
+  output?: boolean;
 }
 
 /** Every check on one text a model reads (a description, a title, a schema string, a tool's output). */
-export function checkText(where: string, raw: string, { selfName, others }: TextContext, findings: Findings): void {
+export function checkText(where: string, raw: string, context: TextContext, findings: Findings): void {
+  const { selfName, others } = context;
   if (!raw) return;
   const hidden = hiddenCharacters(raw);
   if (hidden) {
@@ -82,9 +93,16 @@ export function checkText(where: string, raw: string, { selfName, others }: Text
       );
     }
     checkEndpoints(where, sentence, findings);
+    if (findings.runs('tool_redirection')) checkToolRedirection(where, sentence, context, findings);
+    if (findings.runs('command_execution')) checkCommandOrders(where, sentence, findings, !context.output);
+    if (findings.runs('undisclosed_behaviour')) checkUndisclosedBehaviour(where, sentence, findings);
+    if (findings.runs('preference_manipulation')) checkPreference(where, sentence, findings);
+    if (findings.runs('social_engineering')) checkSocialEngineering(where, sentence, findings);
+    if (findings.runs('argument_hijacking')) checkArgumentHijack(where, sentence, findings);
     checkImpersonatingText(where, sentence, others, findings);
   }
 
+  if (findings.runs('fake_authority')) checkFakeAuthority(where, text, findings);
   if (FAKE_CHANNEL.some((p) => p.test(text))) {
     findings.add(
       'poisoning',
