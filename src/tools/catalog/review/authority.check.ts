@@ -13,7 +13,8 @@ const MARKUP: RegExp[] = [
   // Bracketed labels: [SYSTEM: …], [ADMIN], [[[ … ]]], {{{ … }}}.
   /\[\s*(?:system|admin|administrator|operator|developer|root|override|priority|instructions?)\b[^\]\n]{0,3}[:\]]|\[\[\[|\]\]\]|\{\{\{/i,
   // Tags whose name carries an authority word: <INSTRUCTION_OVERRIDE>, <admin_instructions priority="high">.
-  /<\/?[a-z_-]{0,20}(?:instruction|override|admin|system|policy|directive|priority|operator|developer)[a-z_-]{0,20}(?:\s[^<>\n]{0,80})?>/i,
+  // A lower-case single word is a placeholder ("<operator>"); the older check covers <system>, <admin>, ….
+  /<\/?(?:[A-Za-z]{1,20}_)?(?:INSTRUCTIONS?|OVERRIDE|ADMIN|SYSTEM|POLICY|DIRECTIVE|PRIORITY|OPERATOR|DEVELOPER)(?:_[A-Za-z]{1,20})?(?:\s[^<>\n]{0,80})?>|<\/?(?:[a-z]{1,20}_(?:instructions?|override|directive|policy|system|admin)|(?:instructions?|override|directive|policy|system|admin)_[a-z]{1,20})(?:\s[^<>\n]{0,80})?>/,
   // Chat-template tokens and message objects.
   /<\|(?:im_start|im_end|system|user|assistant|endoftext|start_header_id|end_header_id|eot_id)\|>|"role"\s{0,3}:\s{0,3}"(?:system|developer)"/i,
   // Banners: ===BEGIN TRUSTED POLICY===, >>> … <<<, ### OPERATOR MESSAGE ###.

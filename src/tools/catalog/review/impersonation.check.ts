@@ -86,11 +86,11 @@ export function checkName(subject: ReviewSubject, others: string[], findings: Fi
     } else if (Math.min(mine.length, theirs.length) >= 6 && distance(mine, theirs) === 1) {
       const number = numberVariant(name, other);
       if (number) {
-        // Singular and plural siblings are common ("get_user", "get_users"); what gives an imitation
-        // away is a description written for the other tool's name.
+        // Singular and plural siblings are what servers ship ("getEnvironment", "getEnvironments"), and their
+        // descriptions use either form; a description written for the other name is worth a look, no more.
         const described = descriptionWords(subject.description);
         const copiesOther = described.has(number.theirs) && !described.has(number.mine);
-        penalty = copiesOther ? 40 : 5;
+        penalty = copiesOther ? 15 : 5;
         how = copiesOther ? 'differs only in number from, and is described like,' : 'differs only in number from';
       } else if (Math.min(mine.length, theirs.length) >= 8 && mine.length !== theirs.length) {
         // A dropped or added letter; a changed one usually makes another word (collections, connections).
@@ -105,7 +105,8 @@ export function checkName(subject: ReviewSubject, others: string[], findings: Fi
     }
     if (penalty > 0) {
       findings.add(
-        'impersonation',
+        // A sibling or another server's naming convention is a mention for the reviewer, counted with the others.
+        penalty <= 5 ? 'mentions' : 'impersonation',
         penalty,
         `name ${how} the catalog tool "${other}"`,
         `check that this is not a look-alike of "${other}"; rename it or block it`,

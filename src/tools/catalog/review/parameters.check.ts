@@ -152,11 +152,16 @@ export const NOT_THE_SECRET_AFTER = new Set([
 export const DESCRIBED_AS_SECRET =
   /^(\S+\s+){0,3}?(password|passphrase|pin|secret( access)? key|client secret|api key|access key|access token|personal access token|auth(entication)? token|bearer token|token|one-time (code|password)|recovery phrase|seed phrase|private key)\b/i;
 
+/** A tool whose job is making or managing API requests: an HTTP client, Postman collections and environments. */
+const API_CLIENT =
+  /\b(?:(?:http|https|rest|api|graphql|soap)\s(?:requests?|calls?|clients?|collections?)|(?:get|post|put|patch|delete|head)\s(?:http\s)?requests?|postman|collections?|mock servers?|request headers?)\b/i;
+
 export function checkParameters(subject: ReviewSubject, parameters: ParameterInfo[], findings: Findings): void {
   const declaresSecrets = subject.permissions.includes('secret_access');
   const reachesOut = subject.permissions.includes('network_external') || subject.permissions.includes('network_access');
   const admitsExecution = ADMITS_EXECUTION.test(`${words(subject.name).join(' ')} ${subject.description}`);
   const dataProcessing = describedAsDataProcessing(subject);
+  const apiClient = API_CLIENT.test(`${words(subject.name).join(' ')} ${subject.description ?? ''}`);
 
   for (const p of parameters) {
     const nameWords = words(p.name);
@@ -203,8 +208,19 @@ export function checkParameters(subject: ReviewSubject, parameters: ParameterInf
 
     const describedAsSecret =
       isString(p.schema) && DESCRIBED_AS_SECRET.test(p.description) && !PAGINATION.test(p.description);
-    if (isSecretName(nameWords) || describedAsSecret) {
-      if (!declaresSecrets) {
+    // A flag or a count about a secret ("includeAuthInfoInExample") is not one.
+    const scalar = ['boolean', 'integer', 'number'].includes(p.schema.type as string);
+    if ((isSecretName(nameWords) || describedAsSecret) && !scalar) {
+      if (apiClient) {
+        // An API client (Postman, an HTTP request tool) sends the caller's auth, keys and cookies with the
+        // requests it makes or stores them in the collections it edits: that is its surface, not a leak.
+        findings.add(
+          'dangerous_parameter',
+          10,
+          `parameter ${p.path} takes credentials that the API client sends or stores`,
+          `make sure ${p.path} is filled from the tenant credential store, not typed into the conversation`,
+        );
+      } else if (!declaresSecrets) {
         findings.add(
           'secret_parameter',
           reachesOut ? 35 : 20,
