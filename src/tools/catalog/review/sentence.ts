@@ -35,6 +35,16 @@ export function addressesModel(sentence: string): boolean {
 
 /** Whether the sentence orders the model to do something (rather than describing what the tool does). */
 export function isDirective(sentence: string): boolean {
+  // Several family checks ask about the same sentence in a row: the last answer is kept.
+  if (sentence === lastSentence) return lastDirective;
+  lastSentence = sentence;
+  lastDirective = readsAsDirective(sentence);
+  return lastDirective;
+}
+let lastSentence: string | undefined;
+let lastDirective = false;
+
+function readsAsDirective(sentence: string): boolean {
   if (ADDRESSED.test(sentence)) return true;
   // Each clause may open with the order: "The linter needs its rules: download it with …".
   let start = 0;
