@@ -4,6 +4,7 @@ import { run as hostileFiles } from './hostile-files.bench';
 import { run as invocation } from './invocation.bench';
 import { run as mcp } from './mcp.bench';
 import { run as redaction } from './redaction.bench';
+import { run as reviewHeldout } from './review-heldout.bench';
 import { run as untrustedInput } from './untrusted-input.bench';
 
 /** `npm run bench [name...]`: every benchmark, or the named ones, each printing ratios against its own baseline. */
@@ -13,6 +14,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   'file-search': fileSearch,
   'hostile-files': hostileFiles,
   redaction,
+  'review-heldout': reviewHeldout,
   'untrusted-input': untrustedInput,
 };
 

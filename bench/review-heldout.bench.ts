@@ -1,0 +1,149 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { autoReview, autoReviewWithout, type ReviewSubject } from '../src/tools/catalog/auto-review';
+import type { Permission } from '../src/tools/catalog/catalog.types';
+import { FAMILY_CHECKS, type FamilyCheck } from '../src/tools/catalog/review/findings';
+
+/** catalog.mandatory_review_threshold's default: below it, a human must review the tool. */
+const THRESHOLD = 70;
+const FIXTURES = join(__dirname, '../../test/fixtures/auto-review');
+
+interface CorpusTool {
+  name: string;
+  description: string;
+  inputSchema: unknown;
+  outputSchema?: unknown;
+  annotations?: Record<string, unknown>;
+  permissions: Permission[];
+  source?: string;
+  family?: string;
+  split?: 'tune' | 'heldout';
+}
+
+const load = (file: string) => JSON.parse(readFileSync(join(FIXTURES, file), 'utf8')) as CorpusTool[];
+
+function subjectOf(tool: CorpusTool): ReviewSubject {
+  return {
+    name: tool.name,
+    description: tool.description,
+    schema: tool.inputSchema,
+    outputSchema: tool.outputSchema,
+    permissions: tool.permissions,
+    annotations: tool.annotations,
+    sourceType: 'mcp',
+  };
+}
+
+/**
+ * Probability that a random attack scores below a random benign tool (ties count half): the area under the
+ * ROC curve of "100 - score" as an attack score. Counted over the distinct scores, so linear after sorting.
+ */
+function auc(attackScores: number[], benignScores: number[]): number {
+  if (!attackScores.length || !benignScores.length) return NaN;
+  const benignAt = new Map<number, number>();
+  for (const s of benignScores) benignAt.set(s, (benignAt.get(s) ?? 0) + 1);
+  const sorted = [...benignAt.keys()].sort((a, b) => a - b);
+  let wins = 0;
+  for (const a of attackScores) {
+    let above = 0;
+    let tied = 0;
+    for (const s of sorted) {
+      if (s > a) above += benignAt.get(s)!;
+      else if (s === a) tied = benignAt.get(s)!;
+    }
+    wins += above + tied / 2;
+  }
+  return wins / (attackScores.length * benignScores.length);
+}
+
+const pct = (part: number, whole: number) => (whole ? `${((part / whole) * 100).toFixed(1)}%` : '-').padStart(6);
+const fixed = (value: number) => (Number.isNaN(value) ? '-' : value.toFixed(3)).padStart(5);
+
+/**
+ * The held-out protocol for the automated review (`npm run bench review-heldout`).
+ *
+ * - attack-families.json: attacks written per family before the checks were tuned on them; every third of a
+ *   family (`split: "heldout"`) was never looked at while tuning. Detection and AUC are reported per family
+ *   and split; AUC compares a family's attacks with the held-out benign tools.
+ * - Leave one family out: each family has one check written for it (review/*.check.ts, FAMILY_CHECKS). With
+ *   that check switched off, what the others still catch of the family (all its attacks, then held-out only)
+ *   is how far the rest generalises to a family nobody wrote a check for.
+ * - benign.json and malicious.json: the older corpus, used for tuning throughout.
+ * - benign-heldout.json: real tools of MCP servers in no other fixture; the servers marked `split: "tune"`
+ *   had their false positives reported before, the rest were never tuned on.
+ *
+ * The catalog every tool is reviewed against holds all benign tools, as a registry serving these servers would.
+ */
+/** The check written for a family, switched off for its leave-one-family-out run. */
+function lofoCheck(family: string): FamilyCheck[] {
+  const check = FAMILY_CHECKS.find((name) => name === family);
+  if (!check) throw new Error(`attack-families.json: family ${family} has no check in FAMILY_CHECKS`);
+  return [check];
+}
+
+export async function run(): Promise<void> {
+  const benign = load('benign.json');
+  const benignNew = load('benign-heldout.json');
+  const legacy = load('malicious.json');
+  const attacks = load('attack-families.json');
+  const catalog = [...benign, ...benignNew].map((tool) => tool.name);
+  const score = (tool: CorpusTool) => autoReview(subjectOf(tool), catalog).score;
+
+  const benignSets: [string, CorpusTool[]][] = [
+    ['benign.json (tuning)', benign],
+    ['benign-heldout.json, tuning servers', benignNew.filter((t) => t.split === 'tune')],
+    ['benign-heldout.json, held-out servers', benignNew.filter((t) => t.split !== 'tune')],
+  ];
+  const heldoutBenignScores = benignSets[2][1].map(score);
+
+  console.log(`\nAutomated review, held-out protocol (threshold ${THRESHOLD})`);
+  console.log('\n  False positives (benign tools scoring below the threshold)');
+  for (const [label, tools] of benignSets) {
+    const flagged = tools.filter((t) => score(t) < THRESHOLD);
+    const servers = new Set(tools.map((t) => t.source)).size;
+    console.log(
+      `    ${label.padEnd(40)} ${pct(flagged.length, tools.length)}  (${flagged.length}/${tools.length} tools, ${servers} servers)`,
+    );
+  }
+
+  console.log('\n  Detection per family (attacks scoring below the threshold), AUC against held-out benign tools');
+  console.log(
+    `    ${'family'.padEnd(26)} ${'tune'.padStart(16)} ${'held-out'.padStart(16)} ${'AUC tune'.padStart(9)} ${'AUC held'.padStart(9)}`,
+  );
+  const families = [...new Set(attacks.map((t) => t.family!))];
+  const totals = { tune: [0, 0], heldout: [0, 0] };
+  const allScores: Record<'tune' | 'heldout', number[]> = { tune: [], heldout: [] };
+  for (const family of families) {
+    const cells: string[] = [];
+    const aucs: string[] = [];
+    for (const split of ['tune', 'heldout'] as const) {
+      const scores = attacks.filter((t) => t.family === family && t.split === split).map(score);
+      const detected = scores.filter((s) => s < THRESHOLD).length;
+      totals[split][0] += detected;
+      totals[split][1] += scores.length;
+      allScores[split].push(...scores);
+      cells.push(`${pct(detected, scores.length)} (${detected}/${scores.length})`.padStart(16));
+      aucs.push(fixed(auc(scores, heldoutBenignScores)).padStart(9));
+    }
+    const withoutOwn = (split?: 'heldout') => {
+      const own = attacks.filter((t) => t.family === family && (!split || t.split === split));
+      const detected = own.filter(
+        (t) => autoReviewWithout(subjectOf(t), catalog, lofoCheck(family)).score < THRESHOLD,
+      ).length;
+      return `${pct(detected, own.length)} (${detected}/${own.length})`.padStart(16);
+    };
+    console.log(
+      `    ${family.padEnd(26)} ${cells.join(' ')} ${aucs.join(' ')} ${withoutOwn()} ${withoutOwn('heldout')}`,
+    );
+  }
+  const all = (split: 'tune' | 'heldout') =>
+    `${pct(totals[split][0], totals[split][1])} (${totals[split][0]}/${totals[split][1]})`.padStart(16);
+  console.log(
+    `    ${'all families'.padEnd(26)} ${all('tune')} ${all('heldout')} ${fixed(auc(allScores.tune, heldoutBenignScores)).padStart(9)} ${fixed(auc(allScores.heldout, heldoutBenignScores)).padStart(9)}`,
+  );
+  const legacyScores = legacy.map(score);
+  const legacyDetected = legacyScores.filter((s) => s < THRESHOLD).length;
+  console.log(
+    `    ${'malicious.json (tuning)'.padEnd(26)} ${`${pct(legacyDetected, legacy.length)} (${legacyDetected}/${legacy.length})`.padStart(16)} ${''.padStart(16)} ${fixed(auc(legacyScores, heldoutBenignScores)).padStart(9)}`,
+  );
+}
