@@ -106,9 +106,15 @@ export async function run(): Promise<void> {
     );
   }
 
+  const flaggedByServer = new Map<string, number>();
+  for (const tool of benignSets[2][1])
+    if (score(tool) < THRESHOLD) flaggedByServer.set(tool.source!, (flaggedByServer.get(tool.source!) ?? 0) + 1);
+  for (const [server, count] of [...flaggedByServer].sort((a, b) => b[1] - a[1]))
+    console.log(`      ${server.replace(/^npm:/, '').padEnd(56)} ${String(count).padStart(3)}`);
+
   console.log('\n  Detection per family (attacks scoring below the threshold), AUC against held-out benign tools');
   console.log(
-    `    ${'family'.padEnd(26)} ${'tune'.padStart(16)} ${'held-out'.padStart(16)} ${'AUC tune'.padStart(9)} ${'AUC held'.padStart(9)}`,
+    `    ${'family'.padEnd(26)} ${'tune'.padStart(16)} ${'held-out'.padStart(16)} ${'AUC tune'.padStart(9)} ${'AUC held'.padStart(9)} ${'LOFO all'.padStart(16)} ${'LOFO held-out'.padStart(16)}`,
   );
   const families = [...new Set(attacks.map((t) => t.family!))];
   const totals = { tune: [0, 0], heldout: [0, 0] };
