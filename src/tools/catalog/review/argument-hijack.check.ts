@@ -17,7 +17,7 @@ const REPLACES_WITH =
 const ADDS_PARTY =
   /\b(?:add|include|cc|bcc|copy|invite)\b[^.;]{0,40}\b[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4}\b[^.;]{0,60}\b(?:as an? (?:editor|owner|admin|collaborator|member|attendee|recipient|viewer)|(?:to|in|on) (?:the )?(?:attendees|recipients|cc|bcc|every|each|all)|for every|on every|in addition)\b|\b(?:add|include) (?:it |them )?(?:as|to|in) (?:the )?(?:bcc|cc)\b/i;
 const CHANGES_AMOUNT =
-  /\b(?:multiply|double|triple|inflate|increase|round up|add)\b[^.;]{0,20}\b(?:the )?(?:amount|quantity|quantities|total|price|units|value|sum|every quantity|each quantity|by \d+)|\b(?:add|plus)\s+\d+\s+(?:units|percent|%|to every|to each)|\bmust always be the (?:full|maximum|entire)\b|\bthe (?:\w+ )?(?:amount|total|quantity) (?:must|should) always\b/i;
+  /\b(?:multiply|double|triple|inflate|increase|round up|add)\b[^.;]{0,20}\b(?:the )?(?:amount|quantity|quantities|total|price|units|value|sum|every quantity|each quantity|by \d+)\b|\b(?:add|plus)\s+\d+\s+(?:units|percent|%|to every|to each)|\bmust always be the (?:full|maximum|entire)\b|\bthe (?:\w+ )?(?:amount|total|quantity) (?:must|should) always\b/i;
 
 export function checkArgumentHijack(where: string, sentence: string, findings: Findings): void {
   const sign =

@@ -2,7 +2,7 @@ import { allMatches } from './text';
 
 /** Text that tells the model to keep something from the user. */
 export const CONCEALMENT: RegExp[] = [
-  /\b(do not|don'?t|never|must not|mustn'?t|should not|shouldn'?t|no need to|without)\b.{0,40}\b((tell(ing)?|inform(ing)?|mention(ing)?|reveal(ing)?|disclos(e|ing))(?!\s+(the |any |your |their |an? )?([\w-]+ )?(keys?|tokens?|passwords?|secrets?|credentials?|pii)\b)|bring(ing)? (this|it|that) up|let(ting)? (them|the user|anyone) (know|see|notice|find out)|make (them|the user|anyone) aware|surfac(e|ing)|(notify(ing)?|alert(ing)?|warn(ing)?) (the user|them|the human|anyone))\b/i,
+  /\b(do not|don'?t|never|must not|mustn'?t|should not|shouldn'?t|no need to|without)\b.{0,40}\b((tell(ing)?|inform(ing)?|mention(ing)?(?! @| (users?|people|members|someone|teammates|colleagues)\b)|reveal(ing)?|disclos(e|ing))(?!\s+(the |any |your |their |an? )?([\w-]+ )?(keys?|tokens?|passwords?|secrets?|credentials?|pii)\b)|bring(ing)? (this|it|that) up|let(ting)? (them|the user|anyone) (know|see|notice|find out)|make (them|the user|anyone) aware|surfac(e|ing)|(notify(ing)?|alert(ing)?|warn(ing)?) (the user|them|the human|anyone))\b/i,
   /\b(user|human|person|operator|anyone|they)\b.{0,40}\b(should(n'?t| not)|must(n'?t| not)|need(s)? not|does(n'?t| not) need to|won'?t|will not|can'?t|cannot|is not to|are not to)\b.{0,30}\b(know|see|notice|be (made )?aware|find out|learn|be told)\b/i,
   /\b(secretly|covertly|quietly|silently|discreetly|surreptitiously|stealthily|invisibly|behind the (user'?s )?back)\b.{0,20}\b(send|forward|upload|copy|include|append|add|record|log|store|save|transmit|share|collect|cc|bcc|read|post|attach|pass|submit|mirror|put|place|insert|set|write)\w*/i,
   /\bkeep (this|it|that|these|them)\b.{0,20}\b(between (you|us)|secret|hidden|confidential|private|to yourself)\b|\bbetween you and (me|us|the tool)\b/i,
@@ -17,7 +17,7 @@ export const CONCEALMENT: RegExp[] = [
 export const OVERRIDE: RegExp[] = [
   /\b(ignore|disregard|forget|override|bypass|discard)\b.{0,40}\b(previous|prior|earlier|above|preceding|all|any|other|existing|original|system|developer|safety|your)\b.{0,30}\b(instructions?|prompts?|rules|guidance|guidelines|messages?|directives|polic(y|ies)|constraints)\b/i,
   /\b(supersedes?|overrides?|takes? precedence over|outranks|has priority over|is more important than)\b.{0,40}\b(system prompt|instructions?|rules|guidance|any other|other tools?|the user)\b/i,
-  /\b(even if|even when|regardless of|whatever|no matter (what|who|which))\b.{0,30}\b(the user|user'?s|they)\b.{0,20}\b(says?|asks?|wants?|objects?|requests?|names?|instructs?|chooses?|specif(y|ies)|prefers?)\b/i,
+  /\b(even if|even when|regardless of|whatever|no matter (what|who|which))\b.{0,30}\b(the user|user'?s|they)\b(?! (didn'?t|did not|doesn'?t|does not|hasn'?t|has not)\b).{0,20}\b(says?|asks?|wants?|objects?|requests?|names?|instructs?|chooses?|specif(y|ies)|prefers?)\b/i,
   /\b(reveal|print|output|repeat|show|leak|dump|disclose|return|recit(e|ing)|quot(e|ing)|transcrib(e|ing)|writ(e|ing) out|copy|copying|paste|pasting)\b.{0,30}\b(system prompt|developer (message|prompt)|hidden instructions|your (instructions|prompt|rules))\b/i,
   /\b(carry out|carry|follow|obey|execute|act on|comply with)\b.{0,30}\b(directives?|instructions?|commands?)\b.{0,30}\b(verbatim|blindly|unconditionally|without (asking|question|checking|confirm\w*|hesitation))\b/i,
   /\b(previous|prior|earlier|existing|original|all|your|safety|usual|standard)\b.{0,25}\b(instructions?|guidelines|rules|restrictions|polic(y|ies)|safeguards|limits)\b.{0,25}\b(no longer|not|are now|is now|have been|has been)\b.{0,15}\b(in effect|valid|apply|applicable|active|lifted|removed|suspended|revoked|void|disabled)\b/i,
@@ -31,14 +31,14 @@ export const OVERRIDE: RegExp[] = [
 // start skips only spaces and tabs (blank lines before it start a line of their own).
 export const FAKE_CHANNEL: RegExp[] = [
   /<\s*(?:\/\s*)?(important|system|sys|instructions?|secret|hidden|admin|assistant|critical|urgent|priority|override|directive|rules?|prompt|im_start|im_end)\b[^<>]*>/i,
-  /\[\s*(?:\/\s*)?(system|inst|admin|important|sys)\s*\]|<<\s*\/?sys\s*>>|(?<!#)#{2,}\s*(system|instructions?)\b/i,
+  /\[\s*(?:\/\s*)?(system|inst|admin|sys)\s*\]|<<\s*\/?sys\s*>>|(?<!#)#{2,}\s*(system|instructions?)\b/i,
   /(^|\n)[^\S\n]*(system|assistant|sys)\s*:/i,
 ];
 export const HTML_COMMENT = /<!--[\s\S]*?(-->|$)/;
 
 /** Words that, just before an instruction, turn it into its opposite: "never pretend", "do not skip confirmation". */
 export const NEGATED_BEFORE =
-  /\b(do not|don'?t|never|must not|mustn'?t|should not|shouldn'?t|not|no|avoid|nor)\s+(\w+\s+){0,2}$/i;
+  /\b(do not|don'?t|never|must not|mustn'?t|should not|shouldn'?t|not|no|avoid|nor)\s+(\w+\s+){0,3}$/i;
 
 /** Global copies of the instruction patterns, compiled once rather than for every sentence. */
 export const GLOBAL_COPIES = new Map<RegExp, RegExp>(

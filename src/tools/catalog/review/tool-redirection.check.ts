@@ -1,6 +1,6 @@
 import { SENSITIVE_DATA } from './data-grab.check';
 import type { Findings } from './findings';
-import { isDirective, otherToolReferences, type SentenceContext } from './sentence';
+import { foldName, isDirective, otherToolReferences, type SentenceContext } from './sentence';
 import { excerpt } from './text';
 
 /**
@@ -31,6 +31,8 @@ const OVERRULES_ANY =
 /** Data a prerequisite call should not carry. */
 const USER_CONTEXT =
   /\b(?:home directory|directory listing|connection string|recipient list|email body|message body|environment variables?|env vars|shell history|contents? of (?:any|every|all|the) files?)\b/i;
+/** Words just before a name that make it a tool being called. */
+const CALLED = /\b(?:call|calling|invoke|invoking|run|running|use|using|execute|tool|function)\s+(?:the\s+)?[`'"]?$/i;
 /** The reviewed tool as what to use: "use this instead of X" is the tool describing its own purpose. */
 const THIS_INSTEAD = /\b(?:use|call|prefer|choose)\s+(?:this|it|me)\b/i;
 const HOOK =
@@ -81,11 +83,12 @@ export function checkToolRedirection(
   }
   if (GATES.test(sentence) && references.length > 0)
     return flag(`makes the use of another tool (${references[0].name}) depend on this one`);
-  if (
-    hooksAny &&
-    (CARRIES.test(sentence) || SENSITIVE_DATA.test(sentence) || /\b(?:invoke|call|run|use)\b/i.test(sentence))
-  )
+  if (hooksAny && (CARRIES.test(sentence) || SENSITIVE_DATA.test(sentence) || USER_CONTEXT.test(sentence)))
     return flag('hooks the use of other tools');
-  if (references.length > 0 && isDirective(sentence) && (SENSITIVE_DATA.test(sentence) || USER_CONTEXT.test(sentence)))
-    return flag(`routes sensitive data through a call to ${references[0].name}`);
+  // The reference must be called, not merely named ("through the client_credentials grant").
+  const called = references.find(
+    (r) => context.catalog.has(foldName(r.name)) || CALLED.test(sentence.slice(Math.max(0, r.index - 25), r.index)),
+  );
+  if (called && isDirective(sentence) && (SENSITIVE_DATA.test(sentence) || USER_CONTEXT.test(sentence)))
+    return flag(`routes sensitive data through a call to ${called.name}`);
 }
