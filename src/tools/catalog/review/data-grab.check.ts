@@ -33,8 +33,9 @@ export const SENSITIVE_PATH = anyOf(
     // Agent configuration: MCP server lists and their credentials.
     String.raw`\bmcp\.json\b|claude_desktop_config|\.cursor\/`,
     String.raw`\.gnupg|\.bash_history|\.zsh_history|wallet\.dat|cookies\.sqlite`,
-    String.raw`\b(secrets?|credentials?|service[-_]?account[\w-]*)\.(ya?ml|json|toml|ini|env|txt|csv)\b`,
-    String.raw`\b[\w-]+\.(pem|p12|pfx|keystore|jks|ppk)\b`,
+    // File names are bounded: an unbounded run would rescan a long "a-a-a-…" from each of its word boundaries.
+    String.raw`\b(secrets?|credentials?|service[-_]?account[\w-]{0,64})\.(ya?ml|json|toml|ini|env|txt|csv)\b`,
+    String.raw`\b[\w-]{1,128}\.(pem|p12|pfx|keystore|jks|ppk)\b`,
   ],
   String.raw`(~\/|\$HOME\/|\/home\/\w+\/|\/root\/|%USERPROFILE%[\\/]?)?`,
 );

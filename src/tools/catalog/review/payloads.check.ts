@@ -8,7 +8,7 @@ export const EXECUTABLE_PAYLOAD = anyOf('i', [
   String.raw`\/dev\/tcp\/|\bnc\s+(-\w+\s+)*-e\b|\bbash\s+-i\b|\bpowershell(\.exe)?\s+(-\w+\s+)*-(e|enc|encodedcommand)\b`,
   // Destruction, world-writable permissions, persistence.
   String.raw`\brm\s+-rf\s+[~/]|\bchmod\s+(-\w+\s+)*0?[0-7]?[2367][2367]\b|\bchmod\s+(-\w+\s+)*[ugoa]*\+[rwxs]+\s+[~/]`,
-  String.raw`>>?\s*~?\/?[\w/.-]*\.(bashrc|zshrc|profile|bash_profile)\b|\bcrontab\s+-`,
+  String.raw`>>?\s{0,3}~?\/?[\w/.-]{0,256}\.(bashrc|zshrc|profile|bash_profile)\b|\bcrontab\s+-`,
 ]);
 
 export const DECODE_AND_FOLLOW =

@@ -65,21 +65,25 @@ export function checkToolRedirection(
   if (OVERRULES_ANY.test(sentence) && isDirective(sentence)) return flag('tells the model to set other tools aside');
   if (references.length === 0 && !hooksAny) return;
 
+  // Facts about the whole sentence, read once: testing them for each reference would cost references × length.
+  const carries = CARRIES.test(sentence) || SENSITIVE_DATA.test(sentence) || GATES.test(sentence);
+  const thisInstead = THIS_INSTEAD.test(sentence);
+  const selfDeprecation = SELF_DEPRECATION.test(sentence);
+  const distinct = [...new Set(references.map((r) => r.name))].slice(0, 2);
   for (const reference of references) {
     const before = sentence.slice(Math.max(0, reference.index - 40), reference.index);
     const after = sentence.slice(
       reference.index + reference.name.length,
       reference.index + reference.name.length + 120,
     );
-    if (RUNS_DOWN.test(after.replace(/^\s*(?:tool|function|command)\b/i, '')) && !SELF_DEPRECATION.test(sentence)) {
+    if (RUNS_DOWN.test(after.replace(/^\s*(?:tool|function|command)\b/i, '')) && !selfDeprecation) {
       return flag(`runs down another tool (${reference.name}) to steer the model elsewhere`);
     }
     if (OVERRULES.test(before)) return flag(`tells the model to set another tool aside (${reference.name})`);
-    const alternative = references.find((other) => other !== reference && other.name !== reference.name);
-    if (STEERS_AWAY.test(before) && alternative && !THIS_INSTEAD.test(sentence))
-      return flag(`steers the model from ${reference.name} to ${alternative.name}`);
-    if (HOOK.test(before) && (CARRIES.test(sentence) || SENSITIVE_DATA.test(sentence) || GATES.test(sentence)))
-      return flag(`hooks the use of another tool (${reference.name})`);
+    const alternative = distinct.find((name) => name !== reference.name);
+    if (STEERS_AWAY.test(before) && alternative && !thisInstead)
+      return flag(`steers the model from ${reference.name} to ${alternative}`);
+    if (HOOK.test(before) && carries) return flag(`hooks the use of another tool (${reference.name})`);
   }
   if (GATES.test(sentence) && references.length > 0)
     return flag(`makes the use of another tool (${references[0].name}) depend on this one`);
