@@ -17,8 +17,15 @@ interface CorpusTool {
   permissions: Permission[];
   source?: string;
   family?: string;
-  split?: 'tune' | 'heldout';
+  split?: Split;
 }
+
+/**
+ * Splits of attack-families.json: `tune` was tuned on; `heldout` was written with it and not tuned on (its
+ * misses were read after the frozen run); `heldout-2` was written after all tuning and scored once.
+ */
+const SPLITS = ['tune', 'heldout', 'heldout-2'] as const;
+type Split = (typeof SPLITS)[number];
 
 const load = (file: string) => JSON.parse(readFileSync(join(FIXTURES, file), 'utf8')) as CorpusTool[];
 
@@ -63,11 +70,12 @@ const fixed = (value: number) => (Number.isNaN(value) ? '-' : value.toFixed(3)).
  * The held-out protocol for the automated review (`npm run bench review-heldout`).
  *
  * - attack-families.json: attacks written per family before the checks were tuned on them; every third of a
- *   family (`split: "heldout"`) was never looked at while tuning. Detection and AUC are reported per family
- *   and split; AUC compares a family's attacks with the held-out benign tools.
+ *   family (`split: "heldout"`) was never looked at while tuning; `heldout-2`, six more per family, was written
+ *   after the last change to the checks. Detection and AUC are reported per family and split; AUC compares a
+ *   family's attacks with the held-out benign tools.
  * - Leave one family out: each family has one check written for it (review/*.check.ts, FAMILY_CHECKS). With
- *   that check switched off, what the others still catch of the family (all its attacks, then held-out only)
- *   is how far the rest generalises to a family nobody wrote a check for.
+ *   that check switched off, what the others still catch of the family (all its attacks) is how far the rest
+ *   generalises to a family nobody wrote a check for.
  * - benign.json and malicious.json: the older corpus, used for tuning throughout.
  * - benign-heldout.json: real tools of MCP servers in no other fixture; the servers marked `split: "tune"`
  *   had their false positives reported before, the rest were never tuned on.
@@ -113,43 +121,36 @@ export async function run(): Promise<void> {
     console.log(`      ${server.replace(/^npm:/, '').padEnd(56)} ${String(count).padStart(3)}`);
 
   console.log('\n  Detection per family (attacks scoring below the threshold), AUC against held-out benign tools');
+  const splitLabel = { tune: 'tune', heldout: 'held-out', 'heldout-2': 'held-out 2' };
   console.log(
-    `    ${'family'.padEnd(26)} ${'tune'.padStart(16)} ${'held-out'.padStart(16)} ${'AUC tune'.padStart(9)} ${'AUC held'.padStart(9)} ${'LOFO all'.padStart(16)} ${'LOFO held-out'.padStart(16)}`,
+    `    ${'family'.padEnd(24)} ${SPLITS.map((split) => splitLabel[split].padStart(15)).join(' ')} ${SPLITS.map((split) => `AUC ${splitLabel[split]}`.padStart(15)).join(' ')} ${'LOFO (all)'.padStart(15)}`,
   );
   const families = [...new Set(attacks.map((t) => t.family!))];
-  const totals = { tune: [0, 0], heldout: [0, 0] };
-  const allScores: Record<'tune' | 'heldout', number[]> = { tune: [], heldout: [] };
+  const totals = new Map(SPLITS.map((split) => [split, { detected: 0, scores: [] as number[] }]));
+  const cell = (detected: number, of: number) => `${pct(detected, of)} (${detected}/${of})`.padStart(15);
   for (const family of families) {
     const cells: string[] = [];
     const aucs: string[] = [];
-    for (const split of ['tune', 'heldout'] as const) {
+    for (const split of SPLITS) {
       const scores = attacks.filter((t) => t.family === family && t.split === split).map(score);
       const detected = scores.filter((s) => s < THRESHOLD).length;
-      totals[split][0] += detected;
-      totals[split][1] += scores.length;
-      allScores[split].push(...scores);
-      cells.push(`${pct(detected, scores.length)} (${detected}/${scores.length})`.padStart(16));
-      aucs.push(fixed(auc(scores, heldoutBenignScores)).padStart(9));
+      totals.get(split)!.detected += detected;
+      totals.get(split)!.scores.push(...scores);
+      cells.push(cell(detected, scores.length));
+      aucs.push(fixed(auc(scores, heldoutBenignScores)).padStart(15));
     }
-    const withoutOwn = (split?: 'heldout') => {
-      const own = attacks.filter((t) => t.family === family && (!split || t.split === split));
-      const detected = own.filter(
-        (t) => autoReviewWithout(subjectOf(t), catalog, lofoCheck(family)).score < THRESHOLD,
-      ).length;
-      return `${pct(detected, own.length)} (${detected}/${own.length})`.padStart(16);
-    };
-    console.log(
-      `    ${family.padEnd(26)} ${cells.join(' ')} ${aucs.join(' ')} ${withoutOwn()} ${withoutOwn('heldout')}`,
-    );
+    const own = attacks.filter((t) => t.family === family);
+    const withoutOwn = own.filter(
+      (t) => autoReviewWithout(subjectOf(t), catalog, lofoCheck(family)).score < THRESHOLD,
+    ).length;
+    console.log(`    ${family.padEnd(24)} ${cells.join(' ')} ${aucs.join(' ')} ${cell(withoutOwn, own.length)}`);
   }
-  const all = (split: 'tune' | 'heldout') =>
-    `${pct(totals[split][0], totals[split][1])} (${totals[split][0]}/${totals[split][1]})`.padStart(16);
   console.log(
-    `    ${'all families'.padEnd(26)} ${all('tune')} ${all('heldout')} ${fixed(auc(allScores.tune, heldoutBenignScores)).padStart(9)} ${fixed(auc(allScores.heldout, heldoutBenignScores)).padStart(9)}`,
+    `    ${'all families'.padEnd(24)} ${SPLITS.map((split) => cell(totals.get(split)!.detected, totals.get(split)!.scores.length)).join(' ')} ${SPLITS.map((split) => fixed(auc(totals.get(split)!.scores, heldoutBenignScores)).padStart(15)).join(' ')}`,
   );
   const legacyScores = legacy.map(score);
   const legacyDetected = legacyScores.filter((s) => s < THRESHOLD).length;
   console.log(
-    `    ${'malicious.json (tuning)'.padEnd(26)} ${`${pct(legacyDetected, legacy.length)} (${legacyDetected}/${legacy.length})`.padStart(16)} ${''.padStart(16)} ${fixed(auc(legacyScores, heldoutBenignScores)).padStart(9)}`,
+    `    ${'malicious.json (tuning)'.padEnd(24)} ${cell(legacyDetected, legacy.length)}   AUC ${fixed(auc(legacyScores, heldoutBenignScores))}`,
   );
 }
