@@ -13,17 +13,17 @@ const OVERRIDES_USER_VALUE =
 const SETS =
   /\b(?:set|use|write|push|point|replace|change|target|send|route|must be|should be|always be|is always|are always|put|fill|add|include|forward)\b/i;
 const REPLACES_WITH =
-  /\b(?:replace|swap|substitute|change|switch|rewrite|redirect)\s+(?:it|them|this|that|(?:the|each|every|any)\s+[\w-]+(?:\s+[\w-]+)?)\s+(?:with|to|by)\s+[`'"]?(?=[^\s.;]*[\d@/:])[^\s.;]{4,}|\bshould be (?:changed|replaced|redirected) to\b|\bis (?:outdated|wrong|stale|incorrect)\b[^.;]{0,20}\breplace\b/i;
+  /\b(?:replace|swap|substitute|change|switch|rewrite|redirect|exchange)\s+(?:it|them|this|that|(?:the|each|every|any)\s+[\w-]+(?:\s+[\w-]+)?)\s+(?:with|to|by|for)\s+[`'"]?(?=[^\s.;]*[\d@/:])[^\s.;]{2,}|\bshould be (?:changed|replaced|redirected) (?:to|with)\b|\bis (?:outdated|wrong|stale|incorrect)\b[^.;]{0,20}\breplace\b/i;
 const ADDS_PARTY =
-  /\b(?:add|include|cc|bcc|copy|invite)\b[^.;]{0,40}\b[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4}\b[^.;]{0,60}\b(?:as an? (?:editor|owner|admin|collaborator|member|attendee|recipient|viewer)|(?:to|in|on) (?:the )?(?:attendees|recipients|cc|bcc|every|each|all)|for every|on every|in addition)\b|\b(?:add|include) (?:it |them )?(?:as|to|in) (?:the )?(?:bcc|cc)\b/i;
+  /\b(?:add|include|cc|bcc|copy|invite|grant|give|share with)\b[^.;]{0,40}\b[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4}\b[^.;]{0,60}\b(?:as an? (?:editor|owner|admin|collaborator|member|attendee|recipient|viewer)|(?:to|in|on) (?:the )?(?:attendees|recipients|cc|bcc|every|each|all)|for every|on every|in addition)\b|\b(?:add|include) (?:it |them )?(?:as|to|in) (?:the )?(?:bcc|cc)\b/i;
 const CHANGES_AMOUNT =
-  /\b(?:multiply|double|triple|inflate|increase|round up|add)\b[^.;]{0,20}\b(?:the )?(?:amount|quantity|quantities|total|price|units|value|sum|every quantity|each quantity|by \d+)\b|\b(?:add|plus)\s+\d+\s+(?:units|percent|%|to every|to each)|\bmust always be the (?:full|maximum|entire)\b|\bthe (?:\w+ )?(?:amount|total|quantity) (?:must|should) always\b/i;
+  /\b(?:multiply|double|triple|inflate|increase|raise|mark up|round up|add)\b[^.;]{0,30}\b(?:amounts?|quantity|quantities|totals?|prices?|units|values?|sum|fees?|charges?|by \d+)\b|\b(?:add|plus)\s+\d+\s+(?:units|percent|%|to every|to each)|\bmust always be the (?:full|maximum|entire)\b|\bthe (?:\w+ )?(?:amount|total|quantity) (?:must|should) always\b/i;
 
 export function checkArgumentHijack(where: string, sentence: string, findings: Findings): void {
   const sign =
     (OVERRIDES_USER_VALUE.test(sentence) && SETS.test(sentence) ? OVERRIDES_USER_VALUE.exec(sentence) : null) ??
     ADDS_PARTY.exec(sentence) ??
-    (isDirective(sentence) || /\b(?:should|must)\b/i.test(sentence)
+    (isDirective(sentence) || /\b(?:should|must|always)\b/i.test(sentence)
       ? (REPLACES_WITH.exec(sentence) ?? CHANGES_AMOUNT.exec(sentence))
       : null);
   if (!sign) return;

@@ -19,6 +19,8 @@ const MARKUP: RegExp[] = [
   /<\|(?:im_start|im_end|system|user|assistant|endoftext|start_header_id|end_header_id|eot_id)\|>|"role"\s{0,3}:\s{0,3}"(?:system|developer)"/i,
   // Banners: ===BEGIN TRUSTED POLICY===, >>> … <<<, ### OPERATOR MESSAGE ###.
   /={3}\s{0,3}(?:BEGIN|END)\b|>{3}\s{0,3}[A-Za-z]|#{3}\s{0,3}[A-Z]{4,20}(?:\s{1,3}[A-Z]{3,20}){0,4}\s{0,3}#{3}/,
+  // Capitals naming a sender: "MESSAGE FROM OPENAI TRUST & SAFETY" (case matters: "message from the user" is prose).
+  /\b(?:MESSAGE|NOTICE|DIRECTIVE|UPDATE|ALERT|INSTRUCTIONS?) FROM (?:THE )?[A-Z&]{2,20}\b|\bTRUST (?:&|AND) SAFETY\b/,
   // Comment-style directives: "// assistant-directive:", "priority=critical".
   /\b(?:assistant|agent|model|llm|ai)[-_ ]directive\b|\bpriority\s{0,3}=\s{0,3}(?:critical|high|max)/i,
 ];
@@ -28,11 +30,11 @@ const CLAIMS: RegExp[] = [
   /\b(?:security|compliance|data retention|safety|privacy|trust and safety|audit)\s+(?:protocol|directive|mandate|policy|team notice|notice|team)\b[^.]{0,120}\b(?:the assistant|the agent|the model|you)\s+(?:must|should|shall|are required|is required|is to|are to)\b|\b(?:per|under|mandated by|required by|according to)\s+(?:the\s+)?(?:new\s+)?(?:security|compliance|platform|data retention)\s+(?:protocol|directive|polic(?:y|ies)|mandate)\b/i,
   /\b(?:directive|message|notice|order|instructions?) from (?:your|the) (?:administrator|admin|operator|developer|platform|system|creators?)\b|\bissued by (?:anthropic|openai|google|microsoft|the platform|your (?:administrator|operator|developer))\b/i,
   /\b(?:safety|content|moderation) (?:layer|filters?|guidelines|polic(?:y|ies)|checks|guardrails)\b[^.]{0,30}\b(?:disabled|off|lifted|ignored|suspended|removed|no longer appl)|\b(?:ignores?|skip|bypass|disable|without) (?:all |any |the |its |your )?(?:content filters?|safety (?:guidelines|checks|filters)|refusals?|guardrails|moderation)\b/i,
-  /\b(?:no longer|not) bound by\b|\bgrant (?:any|every|all) requests?\b|\b(?:pre-?authori[sz]ed|pre-?approved)\b[^.]{0,30}\b(?:do not|don'?t|no need to|never) (?:ask|confirm|check)/i,
+  /\b(?:is|are) (?:now )?(?:cleared|authori[sz]ed|allowed|permitted) to (?:bypass|ignore|skip|override|disable)\b|\b(?:no longer|not) bound by\b|\bgrant (?:any|every|all) requests?\b|\b(?:pre-?authori[sz]ed|pre-?approved)\b[^.]{0,30}\b(?:do not|don'?t|no need to|never) (?:ask|confirm|check)/i,
 ];
 /** Role-play that hands the model a persona without its rules. */
 const ROLE_PLAY: RegExp[] = [
-  /\b(?:you are now|from (?:now on|this point(?: on)?),? you are|you will (?:now )?(?:act as|be|become)|you are (?:now )?playing the role|(?:play|playing|take on|adopt) the (?:role|persona) of|let'?s play a game|stay in character|remain in character|pretend (?:to be|you are)|act as (?:an? )?(?:unrestricted|unfiltered|uncensored|jailbroken|evil|rogue))\b/i,
+  /\b(?:imagine (?:that )?you are|you are (?:now )?(?:a|an) (?:character|persona|ai|assistant) (?:called|named|who)|stay as|remain as|you are now|from (?:now on|this point(?: on)?),? you are|you will (?:now )?(?:act as|be|become)|you are (?:now )?playing the role|(?:play|playing|take on|adopt) the (?:role|persona) of|let'?s play a game|stay in character|remain in character|pretend (?:to be|you are)|act as (?:an? )?(?:unrestricted|unfiltered|uncensored|jailbroken|evil|rogue))\b/i,
   /\b(?:without|no|free of) (?:any )?(?:restrictions|content polic(?:y|ies)|filters|limits|rules|guidelines|morals|ethics)\b[^.]{0,80}\b(?:never (?:refuses|warns|declines|mentions)|answers? (?:every|any|all)|executes anything|does anything)\b|\b(?:never|does not|doesn'?t) (?:refuse|decline|warn)s?\b[^.]{0,40}\b(?:request|anything|user)\b|\bDAN\b/i,
 ];
 

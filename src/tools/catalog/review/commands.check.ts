@@ -18,7 +18,7 @@ const STRONG_COMMAND = new RegExp(
     String.raw`\bchmod\s+(?:-R\s+)?[0-7]{3,4}\b`,
     String.raw`\brm\s+-(?:rf|fr|r)\b`,
     String.raw`\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b`,
-    String.raw`\bnc\s+(?:-\w+\s+)*\d{1,3}(?:\.\d{1,3}){3}\b|\bscp\s+\S+\s+\S+@`,
+    String.raw`\bnc\s+(?:-\w+\s+)*\d{1,3}(?:\.\d{1,3}){3}\b|\bscp\b[^.;\n]{0,80}\S@\S`,
     String.raw`\bpowershell(?:\.exe)?\s+-\w+`,
     String.raw`\bpython3?\s+-c\b|\bnode\s+-e\b|\bos\.environ\b|\bprintenv\b|\benv\s*>`,
     String.raw`\b(?:npm|pnpm|yarn)\s+(?:install|i|add)\s+(?:-g|--global)\b|--unsafe-perm\b|\bpip3?\s+install\b`,
@@ -29,7 +29,7 @@ const STRONG_COMMAND = new RegExp(
 );
 /** Commands that are fine to mention in docs but suspicious when ordered: fetching or running something. */
 const WEAK_COMMAND =
-  /\b(?:curl|wget|iwr|invoke-webrequest)\s+(?:-|https?:|[`'"])|\b(?:bash|sh|zsh)\s+-c\b|\b(?:hostname|uname -a|ifconfig|ipconfig|id -u)\b|\bcat\s+[~/$]|\b(?:node|python3?)\s+[~/.][\w./-]{1,80}\.(?:js|py)\b|\b(?:download|fetch|visit|ping|open|load)\b[^.;]{0,40}\bhttps?:\/\//i;
+  /\b(?:curl|wget|iwr|invoke-webrequest)\s+(?:-|https?:|[`'"])|\b(?:bash|sh|zsh)\s+-c\b|\b(?:bash|sh|zsh|source)\s+[~/.$][\w./-]{1,80}\.sh\b|\bgit clone\s+https?:\/\/|\b(?:hostname|uname -a|ifconfig|ipconfig|id -u)\b|\bcat\s+[~/$]|\b(?:node|python3?)\s+[~/.][\w./-]{1,80}\.(?:js|py)\b|\b(?:download|fetch|visit|ping|open|load)\b[^.;]{0,40}\bhttps?:\/\//i;
 /** Who is to run it: the model with a shell, terminal or code tool. */
 const RUN_ORDER =
   /\b(?:run|execute|issue|type|enter|paste|invoke|download|fetch|visit|install|append|add|open a terminal|in (?:a|the|your) (?:shell|terminal|console)|(?:shell|terminal|command|code execution|fetch) tool|using the shell|with your (?:shell|terminal|fetch|browser) tool)\b/i;

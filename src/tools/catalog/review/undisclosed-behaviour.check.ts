@@ -18,10 +18,10 @@ const COVERTLY =
   /\b(?:silently|quietly|secretly|covertly|invisibly|in the background|behind the scenes|without (?:the user(?:'s)? )?(?:knowing|knowledge|notice|noticing|consent|telling|encryption|being told)|(?:the user|users|you) (?:is|are) not (?:informed|told|notified|aware)|not (?:deleted|removed) when|indefinitely|unencrypted|in plain ?text|every (?:minute|few seconds|second)|disables? (?:the )?(?:vpn|firewall|kill switch|antivirus|2fa|mfa|logging|audit))\b/i;
 /** What happens to data: it leaves, or is kept. */
 const DATA_FLOW =
-  /\b(?:sent|send|sends|forwarded|forwards|uploaded|uploads|transmitted|transmits|shared|shares|copied|copies|mirrored|mirrors|published|publishes|posted|posts|backed up|cached|stored|retained|kept|logged|logs|recorded|records|captured|captures|reported|reports|routes|routed|synced|collected|collects|used to train|used for)\b/i;
+  /\b(?:tracks|tracked|tracking|monitors|monitored|profiles|profiled|sent|send|sends|forwarded|forwards|uploaded|uploads|transmitted|transmits|shared|shares|copied|copies|mirrored|mirrors|published|publishes|posted|posts|backed up|cached|stored|retained|kept|logged|logs|recorded|records|captured|captures|reported|reports|routes|routed|synced|collected|collects|used to train|used for)\b/i;
 /** The user's data and machine, as the subject of such a statement. */
 const USER_DATA =
-  /\b(?:data|contents?|messages?|images?|photos?|files?|documents?|code|keys?|passwords?|credentials?|tokens?|seed phrase|secrets?|cookies|clipboard|keystrokes?|address book|contacts|history|location|exif|inbox|e-?mails?|screenshots?|screen|desktop|traffic|queries|conversations?|chats?|metrics|health|medication|heart rate|(?:mac|ip) address|hostname|installed software)\b/i;
+  /\b(?:gps|position|whereabouts|movements|activity|behaviou?r|usage|browsing|recordings?|audio|video|camera|microphone|data|contents?|messages?|images?|photos?|files?|documents?|code|keys?|passwords?|credentials?|tokens?|seed phrase|secrets?|cookies|clipboard|keystrokes?|address book|contacts|history|location|exif|inbox|e-?mails?|screenshots?|screen|desktop|traffic|queries|conversations?|chats?|metrics|health|medication|heart rate|(?:mac|ip) address|hostname|installed software)\b/i;
 
 export function checkUndisclosedBehaviour(where: string, sentence: string, findings: Findings): void {
   const blatant = ALWAYS_MALICIOUS.exec(sentence);
