@@ -21,10 +21,12 @@ interface CorpusTool {
 }
 
 /**
- * Splits of attack-families.json: `tune` was tuned on; `heldout` was written with it and not tuned on (its
- * misses were read after the frozen run); `heldout-2` was written after all tuning and scored once.
+ * Splits of attack-families.json, each written before it was first scored: `tune` was tuned on; `heldout`
+ * was written with it and scored after the checks were frozen; `heldout-2` was written after that. The misses
+ * of both were then read and the checks widened, so only `heldout-3`, written after that last change, is
+ * unseen.
  */
-const SPLITS = ['tune', 'heldout', 'heldout-2'] as const;
+const SPLITS = ['tune', 'heldout', 'heldout-2', 'heldout-3'] as const;
 type Split = (typeof SPLITS)[number];
 
 const load = (file: string) => JSON.parse(readFileSync(join(FIXTURES, file), 'utf8')) as CorpusTool[];
@@ -70,8 +72,8 @@ const fixed = (value: number) => (Number.isNaN(value) ? '-' : value.toFixed(3)).
  * The held-out protocol for the automated review (`npm run bench review-heldout`).
  *
  * - attack-families.json: attacks written per family before the checks were tuned on them; every third of a
- *   family (`split: "heldout"`) was never looked at while tuning; `heldout-2`, six more per family, was written
- *   after the last change to the checks. Detection and AUC are reported per family and split; AUC compares a
+ *   family (`split: "heldout"`) was never looked at while tuning; `heldout-2` and `heldout-3`, six more per
+ *   family each, were written later (see SPLITS). Detection and AUC are reported per family and split; AUC compares a
  *   family's attacks with the held-out benign tools.
  * - Leave one family out: each family has one check written for it (review/*.check.ts, FAMILY_CHECKS). With
  *   that check switched off, what the others still catch of the family (all its attacks) is how far the rest
@@ -121,7 +123,7 @@ export async function run(): Promise<void> {
     console.log(`      ${server.replace(/^npm:/, '').padEnd(56)} ${String(count).padStart(3)}`);
 
   console.log('\n  Detection per family (attacks scoring below the threshold), AUC against held-out benign tools');
-  const splitLabel = { tune: 'tune', heldout: 'held-out', 'heldout-2': 'held-out 2' };
+  const splitLabel = { tune: 'tune', heldout: 'held-out', 'heldout-2': 'held-out 2', 'heldout-3': 'held-out 3' };
   console.log(
     `    ${'family'.padEnd(24)} ${SPLITS.map((split) => splitLabel[split].padStart(15)).join(' ')} ${SPLITS.map((split) => `AUC ${splitLabel[split]}`.padStart(15)).join(' ')} ${'LOFO (all)'.padStart(15)}`,
   );
