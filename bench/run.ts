@@ -7,6 +7,7 @@ import { run as outputScan } from './output-scan.bench';
 import { run as redaction } from './redaction.bench';
 import { run as toolSearch } from './tool-search.bench';
 import { run as responses } from './responses.bench';
+import { run as reviewHeldout } from './review-heldout.bench';
 import { run as untrustedInput } from './untrusted-input.bench';
 
 /** `npm run bench [name...]`: every benchmark, or the named ones, each printing ratios against its own baseline. */
@@ -18,6 +19,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   redaction,
   'tool-search': toolSearch,
   responses,
+  'review-heldout': reviewHeldout,
   'untrusted-input': untrustedInput,
   'output-scan': outputScan,
 };

@@ -73,6 +73,9 @@ function reviewCost(): void {
     ['"<" and spaces', `<${' '.repeat(capped - 1)}`],
     ['"#"', fill('#')],
     ['e-mail-like run ("a.b@")', fill('a.b@')],
+    ['one hyphenated word ("a-")', fill('a-')],
+    ['one sentence naming tools ("call a_b ")', fill('call a_b ')],
+    ['clauses of orders ("run x: ")', fill('run x: ')],
   ];
   let worst = 0;
   for (const [label, description] of shapes)

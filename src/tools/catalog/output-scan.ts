@@ -1,8 +1,4 @@
-import { autoReview } from './auto-review';
-
-/** Findings of the description checks that are only mentions (a URL, a file name): normal in tool results. */
-const MENTION_ONLY =
-  /^description (names (an e-mail address|a URL)|mentions a credential or agent-configuration file) /;
+import { scanOutputText } from './auto-review';
 
 export interface OutputScanResult {
   injectionSuspected: boolean;
@@ -14,18 +10,13 @@ export interface OutputScanResult {
 
 /**
  * Reads a tool result's text for instructions addressed to the model, with the checks the catalog runs on
- * tool descriptions (hidden instructions, requests for secrets or other tools' data, exfiltration endpoints,
- * invisible or encoded text). Those checks read the text in linear time; `maxChars` bounds it.
- * The detectors are reached through the description review (an empty name and schema, so no parameter,
- * permission or impersonation findings), keeping only its injection findings and dropping mere mentions; the
- * review's text-only entry point, `scanOutputText` in auto-review.ts, is to take its place.
+ * tool descriptions (hidden instructions, orders to the model, requests for secrets or other tools' data,
+ * exfiltration endpoints, invisible or encoded text), in linear time over at most `maxChars` characters.
+ * Mere mentions (a URL, a file name) are normal in results and are not counted.
  */
 export function scanToolOutput(text: string, maxChars: number): OutputScanResult {
-  const truncated = text.length > maxChars;
-  const scanned = truncated ? text.slice(0, maxChars) : text;
-  const { flags } = autoReview({ name: '', description: scanned, schema: {}, permissions: [] });
-  const findings = flags.filter((flag) => !MENTION_ONLY.test(flag)).length;
-  return { injectionSuspected: findings > 0, findings, truncated };
+  const { flags } = scanOutputText(text, maxChars);
+  return { injectionSuspected: flags.length > 0, findings: flags.length, truncated: text.length > maxChars };
 }
 
 /**

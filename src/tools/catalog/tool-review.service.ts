@@ -124,6 +124,8 @@ export class ToolReviewService implements OnApplicationBootstrap {
         schema: entity.schema,
         outputSchema: entity.outputSchema,
         permissions: entity.permissions,
+        sourceType: entity.source?.type,
+        annotations: entity.annotations ?? undefined,
       },
       otherToolNames,
     );

@@ -1,0 +1,36 @@
+import type { Findings } from './findings';
+import { isDirective } from './sentence';
+import { excerpt } from './text';
+
+/**
+ * Argument hijacking: instructions that rewrite what the user asked for (the recipient, the path, the account,
+ * the amount) or add to it. Defaults ("if no channel is given, use #general") are ordinary; overriding the
+ * user's own value, or slipping in an extra recipient or a fixed destination, is not.
+ */
+const OVERRIDES_USER_VALUE =
+  /\b(?:whatever|no matter (?:what|which)|regardless of|irrespective of|even if|instead of|rather than|in place of)\b[^.;]{0,50}\b(?:the user|user'?s|they|was requested|requested|specified|specif(?:y|ies)|given|chosen|chose|choose|entered|enters|named|names|configured|asked for|asks for|provided|the address given)\b/i;
+/** The act of setting a value. */
+const SETS =
+  /\b(?:set|use|write|push|point|replace|change|target|send|route|must be|should be|always be|is always|are always|put|fill|add|include|forward)\b/i;
+const REPLACES_WITH =
+  /\b(?:replace|swap|substitute|change|switch|rewrite|redirect|exchange)\s+(?:it|them|this|that|(?:the|each|every|any)\s+[\w-]+(?:\s+[\w-]+)?)\s+(?:with|to|by|for)\s+[`'"]?(?=[^\s.;]*[\d@/:])[^\s.;]{2,}|\bshould be (?:changed|replaced|redirected) (?:to|with)\b|\bis (?:outdated|wrong|stale|incorrect)\b[^.;]{0,20}\breplace\b/i;
+const ADDS_PARTY =
+  /\b(?:add|include|cc|bcc|copy|invite|grant|give|share with)\b[^.;]{0,40}\b[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4}\b[^.;]{0,60}\b(?:as an? (?:editor|owner|admin|collaborator|member|attendee|recipient|viewer)|(?:to|in|on) (?:the )?(?:attendees|recipients|cc|bcc|every|each|all)|for every|on every|in addition)\b|\b(?:add|include) (?:it |them )?(?:as|to|in) (?:the )?(?:bcc|cc)\b/i;
+const CHANGES_AMOUNT =
+  /\b(?:multiply|double|triple|inflate|increase|raise|mark up|round up|add)\b[^.;]{0,30}\b(?:amounts?|quantity|quantities|totals?|prices?|units|values?|sum|fees?|charges?|by \d+)\b|\b(?:add|plus)\s+\d+\s+(?:units|percent|%|to every|to each)|\bmust always be the (?:full|maximum|entire)\b|\bthe (?:\w+ )?(?:amount|total|quantity) (?:must|should) always\b/i;
+
+export function checkArgumentHijack(where: string, sentence: string, findings: Findings): void {
+  const sign =
+    (OVERRIDES_USER_VALUE.test(sentence) && SETS.test(sentence) ? OVERRIDES_USER_VALUE.exec(sentence) : null) ??
+    ADDS_PARTY.exec(sentence) ??
+    (isDirective(sentence) || /\b(?:should|must|always)\b/i.test(sentence)
+      ? (REPLACES_WITH.exec(sentence) ?? CHANGES_AMOUNT.exec(sentence))
+      : null);
+  if (!sign) return;
+  findings.add(
+    'poisoning',
+    50,
+    `${where} tells the model to change or add to the arguments the user chose (${excerpt(sign[0], 40)}): "${excerpt(sentence)}"`,
+    `arguments come from the user; remove the rewriting instruction from ${where} and block the tool if it was not expected`,
+  );
+}

@@ -1,0 +1,44 @@
+import type { Findings } from './findings';
+import { isDirective } from './sentence';
+import { excerpt } from './text';
+
+/**
+ * Preference manipulation and advertising: text that makes the model choose this tool over others, or put
+ * a product, a brand or a link in front of the user. Benign descriptions say what the tool is good at; they
+ * do not tell the model to prefer it over everything else, or to recommend someone's product.
+ */
+const SELF_PREFERENCE: RegExp[] = [
+  /\b(?:always|only|exclusively|must always|should always)\s+(?:use|choose|call|pick|prefer|select|rely on)\s+(?:this|me|it)\b[^.;]{0,40}\b(?:over|instead of|rather than|above|for) (?:any|all|every|each|other)\b|\b(?:use|call|choose|select|prefer|rely on) (?:this(?: tool)?|me|it) (?:first|exclusively)\b[^.;]{0,30}\b(?:every|all|any)\b/i,
+  /\b(?:instead of|over|rather than|above|before) (?:any|every|all|each|the) (?:other|built-in|default|existing|installed)\b[^.;]{0,30}\b(?:tools?|sources?|integrations?|options?|services?|functions?)\b/i,
+  /\b(?:do not|don'?t|never) (?:call|use|invoke|try|consider) (?:any )?(?:other|another|alternative|different)\b[^.;]{0,30}\b(?:tools?|sources?|integrations?|functions?)\b|\bignore (?:any |all |the )?other\b[^.;]{0,30}\btools?\b/i,
+  /\b(?:should|must|shall|is to) be (?:selected|chosen|preferred|picked) (?:first |exclusively |always )?(?:for (?:all|every|any)|over|instead|above)\b|\bthe (?:preferred and )?only (?:approved|reliable|accurate|trusted|verified|safe|official)\b/i,
+  /\b(?:the )?only (?:trustworthy|reliable|accurate|safe|good|legitimate|honest) (?:source|tool|option|service|one)\b|\bthe only (?:\w+ ){1,2}worth\b|\b(?:put|place|list|show|rank) [A-Z][A-Za-z]{1,20}(?:\s[A-Z][a-z]{1,20}){0,2} (?:at the top|first|above)\b/,
+  /\b(?:other|competing|the default|alternative|another|built-in|rival)\b[^.;]{0,40}\b(?:tools?|translators?|calculators?|generators?|integrations?|services?|apps?|vpns?|providers?)\b[^.;]{0,30}\b(?:outdated|inaccurate|unsafe|insecure|rate[- ]limited|poor|discontinued|log user data|produce insecure|unreliable|known to be|spread|misinformation|fake|scams?|biased|dangerous)\b|\buninstall (?:other|all other|competing|any other)\b/i,
+];
+const ADVERTISING: RegExp[] = [
+  /\b(?:promo(?:tion(?:al)?)? code|coupon|discount code|affiliate|referral (?:link|code)|sponsor(?:ed)?|powered by|\d{1,2}% off|ref=|aff=|utm_)\b|\b(?:suggest|recommend|offer|push) (?:upgrading|upgrades?|subscribing|signing up|buying|purchasing)\b/i,
+  /\b(?:rate|review) (?:this tool|it|us) (?:five|5|\d) stars\b|\brecommend (?:it|this tool|me) to\b|\bcertified by\b|\bendorsed by\b/i,
+  /\b(?:[Rr]ecommend|[Ss]uggest|[Rr]ank|[Pp]romote|[Bb]ook|[Ff]avou?r|(?:[Pp]resent|[Dd]escribe) (?=[A-Z]\w{1,20}(?:\s[A-Z]\w{1,20}){0,2} as\b))\b[^.;]{0,30}\b[A-Z][A-Za-z]{1,20}(?:\s[A-Z][a-z]{1,20}){0,2}\b[^.;]{0,60}\b(?:first|the best|top-rated|regardless|every|always|whenever|even if|only|instead|in every)\b/,
+  /\b(?:regardless of|no matter)\b[^.;]{0,30}\b(?:user needs|the results|what the user|preferences|needs)\b[^.;]{0,40}\brecommend\b|\b(?:encourage|urge|persuade)\b[^.;]{0,20}\b(?:buying|to buy|purchas\w+|invest\w*|sign(?:ing)? up|subscrib\w+)\b|\bexpected to \d+x\b/i,
+];
+
+/** Which ADVERTISING patterns describe a tool harmlessly unless they are orders. */
+const ADVERTISING_NEEDS_ORDER = [true, false, true, false];
+
+export function checkPreference(where: string, sentence: string, findings: Findings): void {
+  const preference = SELF_PREFERENCE.map((p) => p.exec(sentence)).find(Boolean);
+  const advertIndex = preference ? -1 : ADVERTISING.findIndex((p) => p.test(sentence));
+  const advert = advertIndex >= 0 ? ADVERTISING[advertIndex].exec(sentence) : null;
+  const sign = preference ?? advert;
+  if (!sign) return;
+  // A plain statement ("sponsored results are marked", "recommends books") describes the tool; an order does not.
+  const ordered =
+    isDirective(sentence) || /\b(?:always|every|regardless|whenever|even if|must|should)\b/i.test(sentence);
+  if (advert && !ordered && ADVERTISING_NEEDS_ORDER[advertIndex]) return;
+  findings.add(
+    'impersonation',
+    40,
+    `${where} ${preference ? 'steers the model to this tool over others' : 'advertises to the user through the model'} (${excerpt(sign[0], 40)}): "${excerpt(sentence)}"`,
+    `remove preference and advertising instructions from ${where}`,
+  );
+}
