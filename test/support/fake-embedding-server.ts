@@ -42,10 +42,7 @@ export function embed(text: string, dimensions: number, synonyms: Synonyms = {})
   return vector.map((x) => x / norm);
 }
 
-export async function startFakeEmbeddingServer(
-  dimensions = 64,
-  synonyms: Synonyms = {},
-): Promise<FakeEmbeddingServer> {
+export async function startFakeEmbeddingServer(dimensions = 64, synonyms: Synonyms = {}): Promise<FakeEmbeddingServer> {
   const failures: { status: number; headers: Record<string, string> }[] = [];
   const state = {
     served: 0,
