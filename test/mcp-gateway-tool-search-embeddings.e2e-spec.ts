@@ -53,7 +53,12 @@ describe('search_tools with embeddings (pgvector on the embedded database)', () 
     embedder = await startFakeEmbeddingServer(DIMENSIONS, { bookkeeping: 'ledger' });
     t = await startApp('pglite', {
       providers: TEST_PROVIDERS,
-      config: config({ embedding_url: embedder.url, dimensions: DIMENSIONS, embedding_batch_size: 4 }),
+      config: config({
+        embedding_url: embedder.url,
+        dimensions: DIMENSIONS,
+        embedding_batch_size: 4,
+        embedding_timeout: '500ms',
+      }),
     });
     keys = await setUp(t);
     search = searcher(t, clients);
@@ -91,6 +96,17 @@ describe('search_tools with embeddings (pgvector on the embedded database)', () 
     embedder.failNext(2, 503);
     expect(await search(keys.acme, QUERY)).not.toContain('ledger-reconcile');
     expect((await search(keys.acme, 'reconcile the ledger'))[0]).toBe('ledger-reconcile');
+    expect((await search(keys.acme, QUERY))[0]).toBe('ledger-reconcile');
+  });
+
+  it('falls back to the lexical ranking when the embedding service does not answer in time', async () => {
+    embedder.delayMs = 3000;
+    try {
+      expect(await search(keys.acme, QUERY)).not.toContain('ledger-reconcile');
+      expect((await search(keys.acme, 'reconcile the ledger'))[0]).toBe('ledger-reconcile');
+    } finally {
+      embedder.delayMs = 0;
+    }
     expect((await search(keys.acme, QUERY))[0]).toBe('ledger-reconcile');
   });
 });

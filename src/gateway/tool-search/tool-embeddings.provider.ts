@@ -20,13 +20,8 @@ export const toolEmbeddingsProvider: Provider = {
     if (section?.enabled === false) return null;
     const embedding = resolveFileSearchSettings(config).embedding;
     if (!embedding) return null;
-    return new ToolEmbeddings(
-      new HttpEmbeddingClient({
-        ...embedding,
-        maxRetries: 0,
-        timeoutMs: Math.min(embedding.timeoutMs, SEARCH_EMBEDDING_TIMEOUT_MS),
-      }),
-    );
+    const timeoutMs = Math.min(embedding.timeoutMs, SEARCH_EMBEDDING_TIMEOUT_MS);
+    return new ToolEmbeddings(new HttpEmbeddingClient({ ...embedding, maxRetries: 0, timeoutMs }), timeoutMs);
   },
   inject: [AppConfig],
 };

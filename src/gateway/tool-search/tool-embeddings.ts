@@ -25,7 +25,11 @@ export class ToolEmbeddings {
   /** Set while the service fails, so a failing service is logged once, not on every search. */
   private failing = false;
 
-  constructor(private readonly client: EmbeddingClient) {
+  constructor(
+    private readonly client: EmbeddingClient,
+    /** How long one search waits for all its vectors, however many batches they take. */
+    private readonly deadlineMs: number,
+  ) {
     this.capacity = Math.max(1, Math.floor(CACHE_BYTES / (4 * client.dimensions())));
   }
 
@@ -49,8 +53,13 @@ export class ToolEmbeddings {
     });
     let embedded: number[][];
     try {
-      embedded = await this.client.embed([query, ...missing.values()], signal);
+      const deadline = AbortSignal.timeout(this.deadlineMs);
+      embedded = await this.client.embed(
+        [query, ...missing.values()],
+        signal ? AbortSignal.any([signal, deadline]) : deadline,
+      );
     } catch (error) {
+      // The caller went away: nothing is waiting for a ranking.
       if (signal?.aborted) throw error;
       if (!this.failing) {
         this.logger.warn(`search_tools ranks lexically until the embedding service answers: ${String(error)}`);
