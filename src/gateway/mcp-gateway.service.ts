@@ -25,7 +25,7 @@ import { errorResult, toCallToolResult } from './call-tool-result';
 import { CALL_TOOL, metaTools, SEARCH_TOOLS } from './meta-tools';
 import { callToolArguments, searchToolsArguments } from './meta-tool-arguments';
 import { byServedName } from './served-tool-order';
-import { ToolSearchCache } from './tool-search/tool-search-cache';
+import { ToolSearch } from './tool-search/tool-search.service';
 
 const PAGE_SIZE = 100;
 
@@ -52,7 +52,7 @@ export class McpGatewayService {
 
   constructor(
     private readonly dispatcher: ToolDispatcher,
-    private readonly searchIndexes: ToolSearchCache,
+    private readonly toolSearch: ToolSearch,
     config: AppConfig,
   ) {
     this.maxListedTools = config.gateway.max_listed_tools;
@@ -88,7 +88,7 @@ export class McpGatewayService {
         // The meta-tools exist only while the set is over budget; otherwise the name is a catalog tool's.
         const tools = await this.dispatcher.effectiveTools(identity);
         if (tools.length > this.maxListedTools) {
-          if (name === SEARCH_TOOLS) return this.searchTools(tools, args);
+          if (name === SEARCH_TOOLS) return this.searchTools(tools, args, extra.signal);
           const call = callToolArguments(args);
           if (typeof call === 'string') return errorResult(call);
           return this.callTool(identity, call.name, call.arguments, progressToken, extra);
@@ -141,13 +141,21 @@ export class McpGatewayService {
   }
 
   /** Ranks the caller's own effective tools, never anyone else's. */
-  private searchTools(tools: ResolvedTool[], args: Record<string, unknown>): CallToolResult {
+  private async searchTools(
+    tools: ResolvedTool[],
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<CallToolResult> {
     const search = searchToolsArguments(args);
     if (typeof search === 'string') return errorResult(search);
-    const index = this.searchIndexes.indexFor(tools.map((tool) => tool.definition));
-    const matches = index.search(search.query, search.limit);
+    const matches = await this.toolSearch.search(
+      tools.map((tool) => tool.definition),
+      search.query,
+      search.limit,
+      signal,
+    );
     const found = {
-      tools: matches.map(({ definition }) => ({
+      tools: matches.map((definition) => ({
         name: definition.name,
         description: definition.description,
         inputSchema: definition.parameters,

@@ -25,9 +25,16 @@ export interface FakeEmbeddingServer {
   close(): Promise<void>;
 }
 
-export function embed(text: string, dimensions: number): number[] {
+/**
+ * Words the fake model takes for others (`{ bookkeeping: 'ledger' }`): the stand-in for a real model's
+ * knowledge that different words can mean the same thing.
+ */
+export type Synonyms = Record<string, string>;
+
+export function embed(text: string, dimensions: number, synonyms: Synonyms = {}): number[] {
   const vector = new Array<number>(dimensions).fill(0);
-  for (const word of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
+  for (const found of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
+    const word = Object.hasOwn(synonyms, found) ? synonyms[found] : found;
     const digest = createHash('sha256').update(word.replace(/s$/, '')).digest();
     vector[digest.readUInt32BE(0) % dimensions] += 1;
   }
@@ -35,7 +42,7 @@ export function embed(text: string, dimensions: number): number[] {
   return vector.map((x) => x / norm);
 }
 
-export async function startFakeEmbeddingServer(dimensions = 64): Promise<FakeEmbeddingServer> {
+export async function startFakeEmbeddingServer(dimensions = 64, synonyms: Synonyms = {}): Promise<FakeEmbeddingServer> {
   const failures: { status: number; headers: Record<string, string> }[] = [];
   const state = {
     served: 0,
@@ -70,7 +77,7 @@ export async function startFakeEmbeddingServer(dimensions = 64): Promise<FakeEmb
             model: body.model ?? 'fake-bag-of-words',
             // Answered out of order on purpose: clients must place vectors by index.
             data: inputs
-              .map((text, index) => ({ object: 'embedding', index, embedding: embed(text, dimensions) }))
+              .map((text, index) => ({ object: 'embedding', index, embedding: embed(text, dimensions, synonyms) }))
               .reverse(),
             usage: { prompt_tokens: 0, total_tokens: 0 },
           }),

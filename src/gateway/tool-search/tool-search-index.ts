@@ -65,7 +65,7 @@ export class ToolSearchIndex {
 }
 
 /** Parameter names and descriptions, walked breadth-first within depth and count limits. */
-function parameterText(schema: unknown): string {
+export function parameterText(schema: unknown): string {
   const parts: string[] = [];
   let level: unknown[] = [schema];
   let seen = 0;
