@@ -21,7 +21,3 @@ export const FunctionProviderMeta = DiscoveryService.createDecorator<string>();
 
 /** `@FunctionProvider('web_search')` on the provider's injectable service. */
 export const FunctionProvider = (name: string): ClassDecorator => FunctionProviderMeta(name);
-
-/** Marks a controller as a provider's management API, so its requests are counted under that provider. */
-export const ProviderApiMeta = DiscoveryService.createDecorator<string>();
-export const ProviderApi = (provider: string): ClassDecorator => ProviderApiMeta(provider);

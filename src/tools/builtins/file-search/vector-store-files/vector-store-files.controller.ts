@@ -13,7 +13,6 @@ import { Authenticated } from '../../../../auth/auth.decorators';
 import { ApiErrors } from '../../../../common/api-errors.decorator';
 import { createValidationPipe } from '../../../../common/validation';
 import { RequestContext } from '../../../../tenancy/request-context';
-import { ProviderApi } from '../../../registry/function-provider';
 import {
   CreateVectorStoreFileDto,
   DeletedVectorStoreFileDto,
@@ -31,7 +30,6 @@ export const POLL_AFTER_MS = '500';
 
 @ApiTags('Vector store files')
 @Authenticated()
-@ProviderApi('file_search')
 @ApiExtraModels(CreateVectorStoreFileDto, UploadVectorStoreFileDto)
 @Controller('v1/vector_stores/:vector_store_id/files')
 export class VectorStoreFilesController {
