@@ -19,7 +19,6 @@ export interface BuiltinTool {
  */
 @Injectable()
 export class FunctionRegistry implements ToolExecutor, OnModuleInit, BeforeApplicationShutdown {
-  readonly kind = 'builtin' as const;
   private readonly logger = new Logger('FunctionRegistry');
   private readonly providers: FunctionProvider[] = [];
   private readonly toolsByName = new Map<string, BuiltinTool & { instance: FunctionProvider }>();
