@@ -3,7 +3,7 @@ import type { Metric } from 'prom-client';
 import type { ToolCall, ToolContext, ToolDefinition, ToolResult } from '../tool-executor';
 
 /**
- * A built-in tool provider (seed 000): an injectable service of its own Nest module, marked with
+ * A built-in tool provider: an injectable service of its own Nest module, marked with
  * `@FunctionProvider('name')`. Its management routes are ordinary controllers of that module.
  */
 export interface FunctionProvider {

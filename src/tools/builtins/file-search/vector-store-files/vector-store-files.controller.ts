@@ -45,8 +45,9 @@ export class VectorStoreFilesController {
   @ApiOperation({
     summary: 'Add a file to a vector store',
     description:
-      'JSON `{file_id, attributes?, chunking_strategy?}`, or (seed 002) a multipart upload with `file` and ' +
-      'optional JSON-text `attributes` and `chunking_strategy`. Indexing is asynchronous: poll the file.',
+      'JSON `{file_id, attributes?, chunking_strategy?}`, or, to upload and attach in one request, a multipart ' +
+      'upload with `file` and optional JSON-text `attributes` and `chunking_strategy`. ' +
+      'Indexing is asynchronous: poll the file.',
   })
   @ApiConsumes('application/json', 'multipart/form-data')
   @ApiBody({
