@@ -1,7 +1,7 @@
 // Unit specs live beside the code (src, *.spec.ts); end-to-end specs boot the app (test, *.e2e-spec.ts).
 // Nest 12 and a few of its companions ship as ES modules only. Node runs them through require(esm),
 // but Jest on Node < 24.9 cannot, so those packages are compiled to CommonJS for the test runtime.
-const esmOnly = ['@nestjs', 'jose', 'nestjs-cls', 'nestjs-pino', '@willsoto'];
+const esmOnly = ['@nestjs', 'jose', 'nestjs-cls', 'nestjs-pino'];
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/src', '<rootDir>/test'],

@@ -18,7 +18,7 @@ describe('catalog: registration, review workflow and pinning', () => {
   }, 120_000);
   afterAll(() => t?.close());
 
-  it('registers a tool unreviewed, with every seed field', async () => {
+  it('registers a tool unreviewed, with every catalog field', async () => {
     const res = await create(
       toolBody('github-list-issues', {
         source: {

@@ -3,7 +3,7 @@ import { approvedTool, effectiveNames, memberKey } from './support/catalog';
 import { TEST_PROVIDERS } from './support/test-providers';
 
 /**
- * Seed 001's three-tenant deployment: acme sees every approved tool; globex is denylisted from some;
+ * A three-tenant deployment: acme sees every approved tool; globex is denylisted from some;
  * initech has only a bundle; within acme, a "support" profile sees only its bundle; a request's own
  * tool list narrows further.
  */

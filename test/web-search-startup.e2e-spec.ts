@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { buildService, cleanEnv, MAIN, runNode, tempDir } from './support/server-process';
 
-/** A web_search setup that cannot work stops the real server at start with one line (seed 004). */
+/** A web_search setup that cannot work stops the real server at start with one line. */
 describe('web_search start-up checks', () => {
   const cwd = tempDir();
 

@@ -132,7 +132,7 @@ describe('web_search', () => {
     expect(searxng.requests.length).toBe(before);
   });
 
-  it('suggests web_search for a misspelt name (seed 004)', async () => {
+  it('suggests web_search for a misspelt name', async () => {
     const res = await t.http
       .post('/v1/tool_calls')
       .set(bearer(t.adminKey))

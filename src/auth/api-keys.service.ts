@@ -14,7 +14,7 @@ import { ApiKeyDto, CreateApiKeyDto, CreatedApiKeyDto, DeletedApiKeyDto, ListApi
 
 /** `last_used_at` is refreshed at most this often, so a busy key does not cost a write per request. */
 const LAST_USED_RESOLUTION_MS = 60_000;
-/** Verified keys are remembered this long at most; any change to keys drops them at once on every replica. */
+/** Verified keys are remembered this long at most; a revocation drops them at once on every replica. */
 const CACHE_TTL_MS = 60_000;
 const CACHE_MAX_ENTRIES = 10_000;
 const KEYS_CHANGED = 'api_keys.changed';

@@ -327,7 +327,7 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
-    /** Trusted MCP servers (seed 001 "Migration Path"): discovered like API-registered ones, their tools approved. */
+    /** Trusted MCP servers listed by the operator: discovered like API-registered ones, their tools approved. */
     mcp_servers: z
       .array(
         z

@@ -60,10 +60,10 @@ export interface ToolContext {
   credential?: { key: string; value: string };
 }
 
+/** A catalog tool's `source.type`: who runs it. */
 export type ExecutorKind = 'builtin' | 'mcp' | 'sandbox' | 'function';
 
 export interface ToolExecutor {
-  readonly kind: ExecutorKind;
   canExecute(name: string): boolean;
   execute(call: ToolCall, ctx: ToolContext): Promise<ToolResult>;
 }

@@ -6,7 +6,7 @@ import { WebSearchModule } from './web-search/web-search.module';
 export interface ProviderModule {
   name: string;
   module: Type | DynamicModule;
-  /** Whether it loads when its config section says nothing (DESIGN: file_search on, web_search off). */
+  /** Whether it loads when its config section says nothing (file_search on, web_search off). */
   enabledByDefault?: boolean;
 }
 

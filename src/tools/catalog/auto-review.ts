@@ -24,9 +24,9 @@ export interface ReviewSubject {
 }
 
 /**
- * Seed 001's automated checks, extended. One file per check family under `review/`. Two kinds of findings:
+ * The automated review of a tool definition. One file per check family under `review/`. Two kinds of findings:
  *
- * - Attack surface (the seed's checklist): unrestricted strings, parameters taking code, paths or URLs,
+ * - Attack surface: unrestricted strings, parameters taking code, paths or URLs,
  *   secrets passed as arguments, risky permission sets, tools that may be destructive. Most real tools have
  *   some surface, so these lower the score without sinking a tool on their own.
  * - Signs of malice, looked for sentence by sentence in the description, the annotations' texts and every

@@ -9,7 +9,7 @@ import type { AssignBundleDto, BundleDto, CreateBundleDto, UpdateBundleDto } fro
 import { CatalogState } from './catalog-state';
 import { ToolEntity } from './tool.entity';
 
-/** Tool bundles (seed 001): named tool collections assigned to tenants or to agent profiles of a tenant. */
+/** Tool bundles: named tool collections assigned to tenants or to agent profiles of a tenant. */
 @Injectable()
 export class BundlesService {
   private readonly bundles: Repository<BundleEntity>;

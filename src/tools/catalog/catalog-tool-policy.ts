@@ -15,9 +15,9 @@ export abstract class CatalogExecutors {
 }
 
 /**
- * The governed policy (seed 001 AuthorizeTool): approved and not stale -> tenant admitted; the rate limit
- * is taken separately, once the call is known to be valid.
- * A caller sees and runs only the tools of its effective set (DESIGN), and every refusal names its reason.
+ * The governed policy: approved and not stale -> tenant admitted; the rate limit is taken separately,
+ * once the call is known to be valid.
+ * A caller sees and runs only the tools of its effective set, and every refusal names its reason.
  * Reads the cached catalog, so only rate-limited tools cost a query per call.
  */
 @Injectable()

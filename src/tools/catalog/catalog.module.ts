@@ -19,7 +19,7 @@ import { ToolsController } from './tools.controller';
 import { ToolsService } from './tools.service';
 
 /**
- * The managed catalog (seed 001): the dispatcher's ToolPolicy (access, review state, rate limits) and its
+ * The managed catalog: the dispatcher's ToolPolicy (access, review state, rate limits) and its
  * ToolCallAudit. Controllers of sub-resources of /v1/tools (bundles, audit) are listed before
  * ToolsController so their paths win over /v1/tools/:id.
  */

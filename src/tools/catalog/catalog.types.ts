@@ -1,4 +1,4 @@
-/** Field values of seed 001's ToolEntry. */
+/** The values a catalog tool entry's fields may take. */
 export const SOURCE_TYPES = ['mcp', 'sandbox', 'function', 'builtin'] as const;
 export type SourceType = (typeof SOURCE_TYPES)[number];
 
@@ -57,5 +57,8 @@ export interface AutoReviewResult {
   suggestions: string[];
 }
 
-/** The seed's name rule for registered tools. */
+/**
+ * Names of registered tools: 3 to 64 lowercase letters, digits and hyphens, starting and ending with a
+ * letter or digit.
+ */
 export const TOOL_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{1,62}[a-z0-9]$/;

@@ -13,7 +13,7 @@ export interface Denial {
 }
 
 /**
- * DESIGN "Effective tool set" for (tenant T, agent profile P): approved and not stale -> tenant_access
+ * The effective tool set for (tenant T, agent profile P): approved and not stale -> tenant_access
  * admits T -> if bundles are assigned to T (no profile): only their tools -> if P is given: only the tools
  * of bundles assigned to (T, P). Each step only narrows. Answers why a tool is outside the set, or
  * undefined when the caller may use it.

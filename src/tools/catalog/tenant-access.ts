@@ -1,6 +1,6 @@
 import type { TenantAccess } from './catalog.types';
 
-/** Seed 001's tenant access modes: everyone, only the allowlist, or everyone but the denylist. */
+/** Tenant access modes: everyone, only the allowlist, or everyone but the denylist. */
 export function tenantAdmitted(access: TenantAccess, tenantId: string): boolean {
   switch (access.mode) {
     case 'all':

@@ -1,7 +1,7 @@
 import { distance } from 'fastest-levenshtein';
 
 /**
- * The known names closest to an unknown one (seed 004): small edit distance, or one containing the
+ * The known names closest to an unknown one: small edit distance, or one containing the
  * other ("search" -> "web_search"), best first.
  */
 export function closestNames(unknown: string, known: string[], limit = 3): string[] {

@@ -26,14 +26,17 @@ export type Authorization =
   | { allowed: false; status: 'denied' | 'rate_limited'; code: string; reason: string; retryAfterSeconds?: number };
 
 /**
- * Decides which tools a caller sees and may run (DESIGN "Effective tool set", seed 001 `AuthorizeTool`).
+ * Decides which tools a caller sees and may run.
  * The dispatcher depends on this contract only; the catalog supplies the governed implementation.
  */
 export abstract class ToolPolicy {
   /** The caller's effective tool set, narrowed to `requested` names when given. */
   abstract effectiveTools(identity: Identity, requested?: string[]): Promise<ResolvedTool[]>;
 
-  /** One tool of the caller's effective set, or undefined when the caller cannot see it. */
+  /**
+   * The tool of that name, whether or not the caller may run it, or undefined when no tool has the name.
+   * Access is decided by `authorize`, so that a refused call is answered with its reason.
+   */
   abstract resolve(identity: Identity, name: string): Promise<ResolvedTool | undefined>;
 
   /** Whether the caller may run this tool at all (approval, tenant access). Spends nothing. */

@@ -57,7 +57,7 @@ const FIELDS: [keyof ReviewedContent, string][] = [
 ];
 
 /**
- * Seed 001's auto-discovery: tools/list (all pages) becomes catalog entries. New tools start with the
+ * Auto-discovery: tools/list (all pages) becomes catalog entries. New tools start with the
  * source's default status (approved for trusted config sources) and are auto-reviewed; tools that
  * disappear turn stale and come back live with their status unchanged unless their definition changed;
  * a reviewed or approved tool whose definition changed goes back to unreviewed with `pending_change`

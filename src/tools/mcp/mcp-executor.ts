@@ -25,7 +25,6 @@ class RefusedCall {
  */
 @Injectable()
 export class McpExecutor extends CatalogExecutors implements ToolExecutor {
-  readonly kind = 'mcp' as const;
   private readonly known = new Set<string>();
 
   constructor(

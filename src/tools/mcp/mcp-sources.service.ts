@@ -23,7 +23,7 @@ const DEFAULT_REFRESH_MS = 3_600_000;
 const MIN_REFRESH_MS = 10_000;
 
 /**
- * MCP sources (seed 001 "MCP Server Management"): registered through the API or listed in the config
+ * MCP sources: registered through the API or listed in the config
  * file (trusted, stdio allowed). Deleting a source keeps its tools, stale. Sources are cached per
  * replica and refreshed through LISTEN/NOTIFY, so the executor reads them without a query.
  */

@@ -3,7 +3,7 @@ import type { Metric } from 'prom-client';
 import type { ToolCall, ToolContext, ToolDefinition, ToolResult } from '../tool-executor';
 
 /**
- * A built-in tool provider (seed 000): an injectable service of its own Nest module, marked with
+ * A built-in tool provider: an injectable service of its own Nest module, marked with
  * `@FunctionProvider('name')`. Its management routes are ordinary controllers of that module.
  */
 export interface FunctionProvider {
@@ -21,7 +21,3 @@ export const FunctionProviderMeta = DiscoveryService.createDecorator<string>();
 
 /** `@FunctionProvider('web_search')` on the provider's injectable service. */
 export const FunctionProvider = (name: string): ClassDecorator => FunctionProviderMeta(name);
-
-/** Marks a controller as a provider's management API, so its requests are counted under that provider. */
-export const ProviderApiMeta = DiscoveryService.createDecorator<string>();
-export const ProviderApi = (provider: string): ClassDecorator => ProviderApiMeta(provider);

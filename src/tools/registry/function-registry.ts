@@ -15,11 +15,10 @@ export interface BuiltinTool {
 /**
  * Collects every `@FunctionProvider()` service at start (through Nest's DiscoveryService, no list),
  * checks each honours the contract, refuses two providers claiming one tool name, and executes tools
- * as a single ToolExecutor, recording the automatic metrics of seed 000.
+ * as a single ToolExecutor, recording the execution metrics every provider gets without declaring them.
  */
 @Injectable()
 export class FunctionRegistry implements ToolExecutor, OnModuleInit, BeforeApplicationShutdown {
-  readonly kind = 'builtin' as const;
   private readonly logger = new Logger('FunctionRegistry');
   private readonly providers: FunctionProvider[] = [];
   private readonly toolsByName = new Map<string, BuiltinTool & { instance: FunctionProvider }>();

@@ -5,8 +5,8 @@ import { FunctionRegistry } from './function-registry';
 import { RegistryMetrics } from './registry.metrics';
 
 /**
- * Counts requests to providers' management routes (seed 000's automatic API metrics). Measured when
- * the response finishes, so requests refused by the auth guard are counted too.
+ * Counts requests to providers' management routes, so every provider's API is measured without code of
+ * its own. Measured when the response finishes, so requests refused by the auth guard are counted too.
  */
 @Injectable()
 export class ProviderApiMetricsMiddleware implements NestMiddleware {

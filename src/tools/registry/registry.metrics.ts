@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Counter, Histogram } from 'prom-client';
 import { LATENCY_BUCKETS, MetricsRegistry } from '../../observability/metrics.registry';
 
-/** The automatic metrics of seed 000, recorded by the registry for every provider. */
+/** The metrics every provider gets without declaring them (executions, API requests), recorded by the registry. */
 @Injectable()
 export class RegistryMetrics {
   readonly executions: Counter<'provider' | 'tool_name' | 'status'>;

@@ -10,7 +10,7 @@ export const CHUNK_SIZE_MAX = 4096;
 export const AUTO_CHUNKING = { size: 800, overlap: 400 } as const;
 /** max_num_results accepts 1 to 50, as OpenAI's search does. */
 export const MAX_NUM_RESULTS_CAP = 50;
-/** Where the embedding service's API key comes from when no secret file is named (seed 004). */
+/** Where the embedding service's API key comes from when no secret file is named. */
 export const EMBEDDING_API_KEY_ENV = 'EMBEDDING_API_KEY';
 
 const SECTION = 'builtins.file_search';
@@ -62,7 +62,7 @@ export const fileSearchConfigSchema = z
     embedding_timeout: duration().pipe(z.number().min(1, 'must be longer than 0')).default(30_000),
     /** Retries of a request answered 429 or 5xx, or that failed or timed out, with exponential backoff. */
     embedding_max_retries: integer(0, 10).default(4),
-    /** Default chunking when a request names no chunking_strategy (seed 002); `auto` is 800/400. */
+    /** Default chunking when a request names no chunking_strategy; `auto` is 800/400. */
     chunk_size: integer(CHUNK_SIZE_MIN, CHUNK_SIZE_MAX).default(512),
     chunk_overlap: integer(0, CHUNK_SIZE_MAX / 2).default(50),
     /** Results of the file_search tool when the call does not say. */

@@ -2,7 +2,7 @@ import { Counter, Histogram, Metric } from 'prom-client';
 import { LATENCY_BUCKETS } from '../../../observability/metrics.registry';
 
 /**
- * The file_search metrics of seed 002. Created unregistered (`registers: []`): the FunctionRegistry puts
+ * The file_search provider's own metrics. Created unregistered (`registers: []`): the FunctionRegistry puts
  * what `collectors()` returns on the application's own registry.
  */
 export class FileSearchMetrics {

@@ -11,7 +11,7 @@ import { parseFilter } from './search/filters';
 import { SearchService } from './search/search.service';
 
 /**
- * The built-in `file_search` tool (seed 002): searches the caller's vector stores (named in the call, or
+ * The built-in `file_search` tool: searches the caller's vector stores (named in the call, or
  * configured for the agent profile or the provider) and returns the best passages. Problems the caller
  * can fix (no stores, unknown or expired store, bad filter) are error results, never exceptions.
  */

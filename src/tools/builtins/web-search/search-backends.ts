@@ -5,7 +5,7 @@ export type KeyedBackendName = Exclude<BackendName, 'searxng'>;
 
 export interface KeyedBackend {
   name: KeyedBackendName;
-  /** Where the key comes from (seed 004 convention: `<SERVICE>_API_KEY`). */
+  /** The environment variable the key comes from, `<SERVICE>_API_KEY`. */
   envVar: string;
   /** Named in the start-up error when the key is missing. */
   signupUrl: string;

@@ -37,7 +37,7 @@ it('defaults: SearXNG alone, 5 results, 10 s timeout, moderate safe search, 60 s
   });
 });
 
-it('takes keys from the environment (seed 004) and keeps the listed order', () => {
+it('takes keys from the environment and keeps the listed order', () => {
   const resolved = settings(
     { search_engine_url: SEARXNG, backends: ['brave', 'searxng', 'serper'] },
     { BRAVE_API_KEY: ' brave-key \n', SERPER_API_KEY: 'serper-key' },

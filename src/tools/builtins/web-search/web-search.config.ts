@@ -82,7 +82,7 @@ const keyedBackendSection = () =>
 export const webSearchConfigSchema = z
   .object({
     enabled: flag().default(false),
-    /** Base URL of a SearXNG instance with the json format enabled (seed 000). */
+    /** Base URL of a SearXNG instance with the json format enabled. */
     search_engine_url: httpUrl().optional(),
     /** Backends in the order they are tried; default: searxng (when configured), then every keyed backend with a key. */
     backends: backendList().optional(),
@@ -126,9 +126,9 @@ export interface WebSearchSettings {
 const SECTION = 'builtins.web_search';
 
 /**
- * Validates `builtins.web_search` and resolves the backend chain and its API keys (seed 004: keys come from
- * the environment or a mounted secret file, never from the config file). Any problem is a ConfigError whose
- * message is the one line printed before start-up stops.
+ * Validates `builtins.web_search` and resolves the backend chain and its API keys (keys come from the
+ * environment or a mounted secret file, never from the config file, which is not kept as a secret). Any
+ * problem is a ConfigError whose message is the one line printed before start-up stops.
  */
 export function resolveWebSearchSettings(
   config: { builtins: Record<string, unknown> },

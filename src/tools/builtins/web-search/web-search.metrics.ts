@@ -4,7 +4,7 @@ import { LATENCY_BUCKETS } from '../../../observability/metrics.registry';
 export type QueryStatus = 'ok' | 'cached' | 'error' | 'timeout' | 'rate_limited' | 'malformed' | 'aborted';
 
 /**
- * The web_search metrics of seed 000. Created unregistered (`registers: []`): the FunctionRegistry puts
+ * The web_search provider's own metrics. Created unregistered (`registers: []`): the FunctionRegistry puts
  * what `collectors()` returns on the application's own registry.
  */
 export class WebSearchMetrics {

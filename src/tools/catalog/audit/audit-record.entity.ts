@@ -18,7 +18,7 @@ export const AUDIT_STATUSES = [
 
 export type AuditStatus = (typeof AUDIT_STATUSES)[number];
 
-/** Seed 001's ToolAuditRecord. Input and output are kept only at audit level `full`, redacted. */
+/** The audit record of one tool call. Input and output are kept only at audit level `full`, redacted. */
 @Entity({ name: 'tool_audit_records' })
 export class AuditRecordEntity {
   @PrimaryColumn({ type: 'varchar' })

@@ -18,7 +18,7 @@ const STATUS: Record<ToolCallStatus, AuditStatus> = {
 };
 
 /**
- * Writes seed 001's audit record for every call of a tool whose audit level is not `none`, refusals
+ * Writes an audit record for every call of a tool whose audit level is not `none`, refusals
  * included. A call that runs costs one insert (`started`, before the tool is sent the call) and one
  * update (its outcome); the dispatcher awaits both, so the record is committed before the caller gets
  * its answer, and a process killed during the call leaves the `started` row behind.

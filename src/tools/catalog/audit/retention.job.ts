@@ -18,7 +18,7 @@ interface RetentionRule {
 }
 
 /**
- * Audit retention (seed 001): past `full_records`, input and output are stripped from full records;
+ * Audit retention: past `full_records`, input and output are stripped from full records;
  * past `basic_records`, records are deleted. Per tenant, from tenant settings, with the defaults for
  * tenants that set nothing. One replica runs it at a time (a non-blocking advisory lock per run).
  */

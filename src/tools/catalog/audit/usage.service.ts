@@ -10,7 +10,7 @@ const PERIODS = { '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_00
 const RAN = `status IN ('success', 'error', 'cancelled')`;
 
 /**
- * Seed 001's usage statistics, computed in SQL from the audit trail (so tools audited at level `none`
+ * Per-tool usage statistics, computed in SQL from the audit trail (so tools audited at level `none`
  * have no usage). Members get their own tenant's figures only.
  */
 @Injectable()

@@ -42,7 +42,7 @@ interface CredentialRow {
 }
 
 /**
- * Per-tenant credentials (seed 001 "Credential Management for Tools"), encrypted with AES-256-GCM under the
+ * Per-tenant credentials for tools, encrypted with AES-256-GCM under the
  * configured key ring. Values go in through `put` and come out only through `resolve`, which the dispatcher
  * calls when a tool's `source.credential_key` needs one; no route ever returns a value.
  */

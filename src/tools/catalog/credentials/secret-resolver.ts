@@ -27,7 +27,7 @@ export interface MissingSecret {
 }
 
 /**
- * Source-level secrets (`secret_ref`, seed 004): read from the environment (the exact name, then its
+ * Source-level secrets (`secret_ref`): read from the environment (the exact name, then its
  * upper-snake form) or from a file `<secrets.dir>/<ref>` (how Kubernetes mounts Secrets), never from a
  * request or the configuration file. Values are read on every call and never kept, so a rotated mounted
  * Secret takes effect without a restart.

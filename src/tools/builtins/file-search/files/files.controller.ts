@@ -6,13 +6,11 @@ import { Readable } from 'node:stream';
 import { Authenticated } from '../../../../auth/auth.decorators';
 import { ApiErrors } from '../../../../common/api-errors.decorator';
 import { RequestContext } from '../../../../tenancy/request-context';
-import { ProviderApi } from '../../../registry/function-provider';
 import { DeletedFileDto, FileDto, FileListDto, ListFilesQueryDto, UploadFileDto } from './files.dto';
 import { FilesService } from './files.service';
 
 @ApiTags('Files')
 @Authenticated()
-@ProviderApi('file_search')
 @Controller('v1/files')
 export class FilesController {
   constructor(

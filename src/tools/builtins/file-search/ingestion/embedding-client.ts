@@ -1,6 +1,6 @@
 import type { EmbeddingSettings } from '../file-search.config';
 
-/** Seed 002's EmbeddingClient: texts in, one vector per text out. */
+/** An embedding service: texts in, one vector per text out. */
 export interface EmbeddingClient {
   embed(texts: string[], signal?: AbortSignal): Promise<number[][]>;
   dimensions(): number;

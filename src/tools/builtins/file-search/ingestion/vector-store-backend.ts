@@ -1,6 +1,6 @@
 import type { Filter } from '../search/filters';
 
-/** One chunk's vector (seed 002's VectorDocument); the chunk's text and metadata live in file_search_chunks. */
+/** One chunk's vector; the chunk's text and metadata live in file_search_chunks. */
 export interface VectorDocument {
   /** The chunk id (file_search_chunks.id). */
   id: string;
@@ -23,8 +23,8 @@ export interface SearchScope {
 }
 
 /**
- * Seed 002's pluggable vector storage. A collection holds vectors of one dimension; pgvector is the
- * implementation here (one table per collection, HNSW cosine index).
+ * Vector storage behind an interface, so another vector database could replace pgvector. A collection holds
+ * vectors of one dimension; pgvector is the implementation here (one table per collection, HNSW cosine index).
  */
 export interface VectorStoreBackend {
   createCollection(name: string, dimensions: number): Promise<void>;

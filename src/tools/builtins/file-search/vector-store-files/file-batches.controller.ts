@@ -4,7 +4,6 @@ import type { Response } from 'express';
 import { Authenticated } from '../../../../auth/auth.decorators';
 import { ApiErrors } from '../../../../common/api-errors.decorator';
 import { RequestContext } from '../../../../tenancy/request-context';
-import { ProviderApi } from '../../../registry/function-provider';
 import { FileBatchesService } from './file-batches.service';
 import { POLL_AFTER_MS } from './vector-store-files.controller';
 import {
@@ -17,7 +16,6 @@ import { VectorStoreFilesService } from './vector-store-files.service';
 
 @ApiTags('Vector store file batches')
 @Authenticated()
-@ProviderApi('file_search')
 @Controller('v1/vector_stores/:vector_store_id/file_batches')
 export class FileBatchesController {
   constructor(

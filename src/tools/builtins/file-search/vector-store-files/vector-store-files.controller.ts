@@ -13,7 +13,6 @@ import { Authenticated } from '../../../../auth/auth.decorators';
 import { ApiErrors } from '../../../../common/api-errors.decorator';
 import { createValidationPipe } from '../../../../common/validation';
 import { RequestContext } from '../../../../tenancy/request-context';
-import { ProviderApi } from '../../../registry/function-provider';
 import {
   CreateVectorStoreFileDto,
   DeletedVectorStoreFileDto,
@@ -31,7 +30,6 @@ export const POLL_AFTER_MS = '500';
 
 @ApiTags('Vector store files')
 @Authenticated()
-@ProviderApi('file_search')
 @ApiExtraModels(CreateVectorStoreFileDto, UploadVectorStoreFileDto)
 @Controller('v1/vector_stores/:vector_store_id/files')
 export class VectorStoreFilesController {
@@ -47,8 +45,9 @@ export class VectorStoreFilesController {
   @ApiOperation({
     summary: 'Add a file to a vector store',
     description:
-      'JSON `{file_id, attributes?, chunking_strategy?}`, or (seed 002) a multipart upload with `file` and ' +
-      'optional JSON-text `attributes` and `chunking_strategy`. Indexing is asynchronous: poll the file.',
+      'JSON `{file_id, attributes?, chunking_strategy?}`, or, to upload and attach in one request, a multipart ' +
+      'upload with `file` and optional JSON-text `attributes` and `chunking_strategy`. ' +
+      'Indexing is asynchronous: poll the file.',
   })
   @ApiConsumes('application/json', 'multipart/form-data')
   @ApiBody({

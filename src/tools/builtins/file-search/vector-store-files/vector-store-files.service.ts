@@ -40,7 +40,10 @@ export class VectorStoreFilesService {
     return this.add(tenantId, store.id, input.file_id, attributes, chunking, store);
   }
 
-  /** Seed 002's one-step form: a multipart upload (`file`, optional JSON `attributes`, `chunking_strategy`). */
+  /**
+   * Upload and attach in one request: a multipart upload (`file`, optional JSON `attributes`,
+   * `chunking_strategy`).
+   */
   async upload(tenantId: string, vectorStoreId: string, request: Request): Promise<VectorStoreFileDto> {
     const store = await this.stores.findUsable(tenantId, vectorStoreId, 'vector_store_id');
     let attributes: Attributes | null = null;

@@ -4,7 +4,6 @@ import { Authenticated } from '../../../../auth/auth.decorators';
 import { ApiErrors } from '../../../../common/api-errors.decorator';
 import { ListQueryDto } from '../../../../common/list.dto';
 import { RequestContext } from '../../../../tenancy/request-context';
-import { ProviderApi } from '../../../registry/function-provider';
 import { SearchService } from '../search/search.service';
 import {
   CreateVectorStoreDto,
@@ -19,7 +18,6 @@ import { VectorStoresService } from './vector-stores.service';
 
 @ApiTags('Vector stores')
 @Authenticated()
-@ProviderApi('file_search')
 @Controller('v1/vector_stores')
 export class VectorStoresController {
   constructor(
