@@ -1,22 +1,8 @@
 import { resultText, scanToolOutput } from '../src/tools/catalog/output-scan';
+import { timePerCall } from './support/time-per-call';
 
 const CAP = 65_536;
 const fill = (unit: string, size: number) => unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
-
-/** Milliseconds per call: repeated for at least 200 ms, or once when a single call already takes longer. */
-function timePerCall(work: () => void): number {
-  const first = performance.now();
-  work();
-  const once = performance.now() - first;
-  if (once > 200) return once;
-  let runs = 0;
-  const start = performance.now();
-  while (performance.now() - start < 200) {
-    work();
-    runs++;
-  }
-  return (performance.now() - start) / runs;
-}
 
 const text = (value: string) => ({ content: [{ type: 'text', text: value }] });
 

@@ -1,4 +1,5 @@
 import { Redactor } from '../src/tools/catalog/audit/redaction';
+import { timePerCall } from './support/time-per-call';
 
 const SIZE = 64 * 1024;
 const fill = (unit: string) => unit.repeat(Math.ceil(SIZE / unit.length)).slice(0, SIZE);
@@ -15,21 +16,6 @@ const TEXTS: [string, string][] = [
   ['assignments "password=x "', fill('password=x ')],
   ['key words without values "token token"', fill('token ')],
 ];
-
-/** Milliseconds per call: repeated for at least 200 ms, or once when a single call already takes longer. */
-function timePerCall(work: () => void): number {
-  const first = performance.now();
-  work();
-  const once = performance.now() - first;
-  if (once > 200) return once;
-  let runs = 0;
-  const start = performance.now();
-  while (performance.now() - start < 200) {
-    work();
-    runs++;
-  }
-  return (performance.now() - start) / runs;
-}
 
 function nested(depth: number): unknown {
   let value: unknown = { password: 'hunter2', note: 'ok' };

@@ -1,5 +1,5 @@
 import { bearer, startApp, TestApp } from './support/app';
-import { approvedTool, effectiveNames, memberKey } from './support/catalog';
+import { approvedTool, effectiveNames, memberKey, assignedBundle } from './support/catalog';
 import { TEST_PROVIDERS } from './support/test-providers';
 
 /**
@@ -40,26 +40,11 @@ describe('effective tool sets: the three-tenant example', () => {
       .expect(201);
     ids['draft-tool'] = unapproved.body.id;
 
-    const productivity = await t.http
-      .post('/v1/tools/bundles')
-      .set(bearer(t.adminKey))
-      .send({ name: 'Productivity', tools: [ids['slack-post'], ids['jira-search']] })
-      .expect(201);
-    await t.http
-      .post(`/v1/tools/bundles/${productivity.body.id}/assign`)
-      .set(bearer(t.adminKey))
-      .send({ tenant_id: 'initech' })
-      .expect(200);
-    const support = await t.http
-      .post('/v1/tools/bundles')
-      .set(bearer(t.adminKey))
-      .send({ name: 'Support', tools: [ids['jira-search'], ids['slack-post']] })
-      .expect(201);
-    await t.http
-      .post(`/v1/tools/bundles/${support.body.id}/assign`)
-      .set(bearer(t.adminKey))
-      .send({ tenant_id: 'acme', agent_profile: 'support' })
-      .expect(200);
+    await assignedBundle(t, 'Productivity', [ids['slack-post'], ids['jira-search']], { tenant_id: 'initech' });
+    await assignedBundle(t, 'Support', [ids['jira-search'], ids['slack-post']], {
+      tenant_id: 'acme',
+      agent_profile: 'support',
+    });
   });
   afterAll(() => t?.close());
 

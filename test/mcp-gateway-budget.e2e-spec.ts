@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { bearer, startApp, TestApp } from './support/app';
-import { approvedTool, memberKey } from './support/catalog';
+import { approvedTool, memberKey, assignedBundle } from './support/catalog';
 import { createServer } from 'node:net';
 import { ENGINES } from './support/databases';
 import { signHs256 } from './support/jwks';
@@ -74,16 +74,7 @@ describe.each(ENGINES)('MCP gateway profile URLs and tool budgets on %s', (engin
       const tools = (await t.http.get('/v1/tools?limit=100').set(bearer(t.adminKey)).expect(200)).body.data;
       return names.map((name) => (tools as { id: string; name: string }[]).find((tool) => tool.name === name)!.id);
     };
-    const bundle = await t.http
-      .post('/v1/tools/bundles')
-      .set(bearer(t.adminKey))
-      .send({ name: 'support', tools: await ids('echo', 'progress') })
-      .expect(201);
-    await t.http
-      .post(`/v1/tools/bundles/${bundle.body.id}/assign`)
-      .set(bearer(t.adminKey))
-      .send({ tenant_id: 'acme', agent_profile: 'support' })
-      .expect(200);
+    await assignedBundle(t, 'support', await ids('echo', 'progress'), { tenant_id: 'acme', agent_profile: 'support' });
   });
   afterAll(async () => {
     for (const client of clients) await client.close().catch(() => undefined);
@@ -294,16 +285,7 @@ describe('profile URLs of /mcp as an OAuth protected resource', () => {
       },
     });
     const echo = (await t.http.get('/v1/tools?q=echo&type=builtin').set(bearer(t.adminKey))).body.data[0].id;
-    const bundle = await t.http
-      .post('/v1/tools/bundles')
-      .set(bearer(t.adminKey))
-      .send({ name: 'support', tools: [echo] })
-      .expect(201);
-    await t.http
-      .post(`/v1/tools/bundles/${bundle.body.id}/assign`)
-      .set(bearer(t.adminKey))
-      .send({ tenant_id: 'acme', agent_profile: 'support' })
-      .expect(200);
+    await assignedBundle(t, 'support', [echo], { tenant_id: 'acme', agent_profile: 'support' });
   }, 120_000);
   afterAll(async () => {
     await t?.close();

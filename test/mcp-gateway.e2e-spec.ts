@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { bearer, Replicas, startApp, startReplicas, TestApp } from './support/app';
-import { approvedTool, memberKey, review } from './support/catalog';
+import { approvedTool, memberKey, review, assignedBundle } from './support/catalog';
 import { TEST_PROVIDERS } from './support/test-providers';
 import { waitFor } from './support/wait';
 
@@ -47,27 +47,9 @@ describe('MCP gateway at /mcp', () => {
     for (const tenant of ['acme', 'globex', 'initech']) keys[tenant] = await memberKey(t, tenant);
     const jira = await approvedTool(t, 'jira-search', { source: { type: 'function' } });
     await approvedTool(t, 'aws-s3', { tenant_access: { mode: 'denylist', denylist: ['globex'] } });
-    const bundle = await t.http
-      .post('/v1/tools/bundles')
-      .set(bearer(t.adminKey))
-      .send({ name: 'trial', tools: [jira] })
-      .expect(201);
-    await t.http
-      .post(`/v1/tools/bundles/${bundle.body.id}/assign`)
-      .set(bearer(t.adminKey))
-      .send({ tenant_id: 'initech' })
-      .expect(200);
+    await assignedBundle(t, 'trial', [jira], { tenant_id: 'initech' });
     const echo = (await t.http.get('/v1/tools?q=echo&type=builtin').set(bearer(t.adminKey))).body.data[0].id;
-    const support = await t.http
-      .post('/v1/tools/bundles')
-      .set(bearer(t.adminKey))
-      .send({ name: 'support', tools: [echo] })
-      .expect(201);
-    await t.http
-      .post(`/v1/tools/bundles/${support.body.id}/assign`)
-      .set(bearer(t.adminKey))
-      .send({ tenant_id: 'acme', agent_profile: 'support' })
-      .expect(200);
+    await assignedBundle(t, 'support', [echo], { tenant_id: 'acme', agent_profile: 'support' });
   });
   afterAll(async () => {
     for (const client of clients) await client.close().catch(() => undefined);

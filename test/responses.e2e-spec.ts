@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { bearer, startApp, TestApp } from './support/app';
-import { approvedTool, memberKey } from './support/catalog';
+import { approvedTool, memberKey, assignedBundle } from './support/catalog';
 import { ENGINES } from './support/databases';
 import { FakeChatServer } from '../bench/support/fake-chat-server';
 import { TEST_PROVIDERS } from './support/test-providers';
@@ -354,16 +354,7 @@ describe.each(ENGINES)('/v1/responses (%s)', (engine) => {
     const tools = await t.http.get('/v1/tools?q=echo&type=builtin').set(bearer(t.adminKey)).expect(200);
     const echoId = (tools.body.data as { id: string; name: string }[]).find((tool) => tool.name === 'echo')!.id;
     const notesId = await approvedTool(t, 'crm-notes');
-    const bundle = await t.http
-      .post('/v1/tools/bundles')
-      .set(bearer(t.adminKey))
-      .send({ name: 'Support desk', tools: [echoId, notesId] })
-      .expect(201);
-    await t.http
-      .post(`/v1/tools/bundles/${bundle.body.id}/assign`)
-      .set(bearer(t.adminKey))
-      .send({ tenant_id: 'acme', agent_profile: 'support' })
-      .expect(200);
+    await assignedBundle(t, 'Support desk', [echoId, notesId], { tenant_id: 'acme', agent_profile: 'support' });
     const support = new OpenAI({
       baseURL: `${t.baseUrl}/v1`,
       apiKey: await memberKey(t, 'acme'),

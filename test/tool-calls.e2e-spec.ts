@@ -2,6 +2,7 @@ import { bearer, startApp, TestApp } from './support/app';
 import { readSse } from './support/sse';
 import { observed, TEST_PROVIDERS } from './support/test-providers';
 import { metricValue, waitFor } from './support/wait';
+import { assignedBundle } from './support/catalog';
 
 describe('POST /v1/tool_calls', () => {
   let t: TestApp;
@@ -65,16 +66,7 @@ describe('POST /v1/tool_calls', () => {
       .expect(201);
     // A named agent profile sees only the bundles assigned to it.
     const echo = await t.http.get('/v1/tools?q=echo').set(bearer(t.adminKey)).expect(200);
-    const bundle = await t.http
-      .post('/v1/tools/bundles')
-      .set(bearer(t.adminKey))
-      .send({ name: 'support tools', tools: [echo.body.data[0].id] })
-      .expect(201);
-    await t.http
-      .post(`/v1/tools/bundles/${bundle.body.id}/assign`)
-      .set(bearer(t.adminKey))
-      .send({ tenant_id: 'acme', agent_profile: 'support' })
-      .expect(200);
+    await assignedBundle(t, 'support tools', [echo.body.data[0].id], { tenant_id: 'acme', agent_profile: 'support' });
     const res = await t.http
       .post('/v1/tool_calls')
       .set(bearer(key.body.secret))

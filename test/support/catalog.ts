@@ -44,3 +44,15 @@ export async function effectiveNames(t: TestApp, key: string, profile?: string, 
   const res = await request.expect(200);
   return (res.body.data as { name: string }[]).map((tool) => tool.name).sort();
 }
+
+/** Creates a bundle of `tools` as admin and assigns it to a tenant, or to one agent profile of a tenant. */
+export async function assignedBundle(
+  t: TestApp,
+  name: string,
+  tools: string[],
+  assignment: { tenant_id: string; agent_profile?: string },
+): Promise<string> {
+  const bundle = await t.http.post('/v1/tools/bundles').set(bearer(t.adminKey)).send({ name, tools }).expect(201);
+  await t.http.post(`/v1/tools/bundles/${bundle.body.id}/assign`).set(bearer(t.adminKey)).send(assignment).expect(200);
+  return bundle.body.id as string;
+}
