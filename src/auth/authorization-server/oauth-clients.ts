@@ -6,6 +6,7 @@ import { AppConfig } from '../../config/app-config';
 import { GuardedFetch, guardedFetch, SsrfRefusedError } from '../../tools/mcp/ssrf-guarded-fetch';
 import { OAuthError } from './oauth-error';
 import { redirectUriProblem } from './redirect-uris';
+import { readBoundedText } from '../../common/bounded-body';
 
 /** A client known to the authorization server: registered (RFC 7591) or described by its metadata document. */
 export interface OAuthClient {
@@ -135,7 +136,9 @@ export class OAuthClients implements OnApplicationShutdown {
         signal: AbortSignal.timeout(METADATA_TIMEOUT_MS),
       });
       if (!response.ok) throw new Error(`it answered HTTP ${response.status}`);
-      text = await boundedText(response, MAX_METADATA_BYTES);
+      const body = await readBoundedText(response, MAX_METADATA_BYTES);
+      if (body === null) throw new Error(`the document exceeds ${MAX_METADATA_BYTES} bytes`);
+      text = body;
     } catch (error) {
       const reason =
         error instanceof SsrfRefusedError
@@ -221,25 +224,4 @@ function metadataDocumentUrl(clientId: string, allowHttp: boolean): URL {
     );
   }
   return url;
-}
-
-/** The body as text, refused as soon as it exceeds `limit` bytes (whatever Content-Length claims). */
-async function boundedText(response: Response, limit: number): Promise<string> {
-  const declared = Number(response.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > limit) throw new Error(`the document exceeds ${limit} bytes`);
-  const reader = response.body?.getReader();
-  if (!reader) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw new Error(`the document exceeds ${limit} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }

@@ -1,6 +1,7 @@
 import { findTooDeep } from '../../../common/json-depth';
 import type { BackendName } from './search-backends';
 import type { SafeSearch } from './web-search.config';
+import { readBoundedText } from '../../../common/bounded-body';
 
 /** One web result, the same shape whichever service produced it. */
 export interface SearchResult {
@@ -137,28 +138,11 @@ function statusError(backend: BackendName, response: Response, hint: JsonRequest
 }
 
 async function readBody(backend: BackendName, response: Response): Promise<string> {
-  const tooLarge = () => new SearchBackendError(backend, 'malformed', `the response exceeds ${MAX_BODY_BYTES} bytes`);
-  if (Number(response.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) {
-    // Releasing a refused answer's socket; the error thrown next is what matters.
-    await response.body?.cancel().catch(() => undefined);
-    throw tooLarge();
+  const text = await readBoundedText(response, MAX_BODY_BYTES);
+  if (text === null) {
+    throw new SearchBackendError(backend, 'malformed', `the response exceeds ${MAX_BODY_BYTES} bytes`);
   }
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
-      // As above: cleanup of a refused answer.
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  return text;
 }
 
 /** Where one service puts its results, and the field names of each result object. */
