@@ -1,5 +1,14 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import request from 'supertest';
 import { bearer } from './support/app';
@@ -39,11 +48,25 @@ async function startedOrExited(output: ChildOutput): Promise<'started' | 'exited
 }
 
 /** Embedded PGlite socket paths this process's servers listen on, from /proc/net/unix. */
-function unixSocketsNamed(name: string): string[] {
+/**
+ * Paths of the Unix sockets named `name` that process `pid` holds open: other suites running beside this one
+ * open sockets of the same name, so a socket is matched to the server by the inode of one of its descriptors.
+ */
+function unixSocketsOf(pid: number, name: string): string[] {
+  const inodes = new Set<string>();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const match = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (match) inodes.add(match[1]);
+    } catch {
+      // Closed between the listing and the read.
+    }
+  }
   return readFileSync('/proc/net/unix', 'utf8')
     .split('\n')
-    .map((line) => line.trim().split(/\s+/)[7])
-    .filter((path): path is string => Boolean(path) && path.endsWith(`/${name}`));
+    .map((line) => line.trim().split(/\s+/))
+    .filter((fields) => inodes.has(fields[6]) && fields[7]?.endsWith(`/${name}`))
+    .map((fields) => fields[7]);
 }
 
 /** The real server process on the embedded database: who can reach the database, and who may open it. */
@@ -119,10 +142,9 @@ describe('the embedded database of the server process', () => {
   it('puts the socket in a private temporary directory when the data directory path is too long for one', async () => {
     const longDir = join(cwd, 'a-data-directory-whose-path-is-too-long-for-a-unix-socket-address'.repeat(2));
     mkdirSync(longDir);
-    const before = new Set(unixSocketsNamed(SOCKET));
     const server = await start(await freePort(), longDir);
 
-    const socket = unixSocketsNamed(SOCKET).find((path) => !before.has(path));
+    const socket = unixSocketsOf(server.output.child.pid!, SOCKET)[0];
     expect(socket).toBeDefined();
     expect(modeOf(socket!)).toBe(0o600);
     expect(modeOf(dirname(socket!))).toBe(0o700);
