@@ -16,6 +16,32 @@ export const AdvisoryLock = {
   oauthSigningKey: 7_301_009,
 } as const;
 
+/**
+ * Runs `work` unless another session holds the lock, answering undefined then: periodic work that one
+ * replica at a time should do, where a replica that finds the lock taken simply skips its turn.
+ */
+export async function tryWithAdvisoryLock<T>(
+  dataSource: DataSource,
+  key: number,
+  work: () => Promise<T>,
+): Promise<T | undefined> {
+  const runner = dataSource.createQueryRunner();
+  await runner.connect();
+  try {
+    const [{ locked }] = (await runner.query('SELECT pg_try_advisory_lock($1) AS locked', [key])) as {
+      locked: boolean;
+    }[];
+    if (!locked) return undefined;
+    try {
+      return await work();
+    } finally {
+      await runner.query('SELECT pg_advisory_unlock($1)', [key]);
+    }
+  } finally {
+    await runner.release();
+  }
+}
+
 /** Runs `work` while holding a session-level advisory lock on a dedicated connection. */
 export async function withAdvisoryLock<T>(dataSource: DataSource, key: number, work: () => Promise<T>): Promise<T> {
   const runner = dataSource.createQueryRunner();

@@ -3,8 +3,8 @@ import ms from 'ms';
 import { DataSource } from 'typeorm';
 import { Clock } from '../../../common/clock';
 import { AppConfig } from '../../../config/app-config';
-import { AdvisoryLock } from '../../../database/advisory-locks';
-import { BackgroundTasks } from '../../../observability/background';
+import { AdvisoryLock, tryWithAdvisoryLock } from '../../../database/advisory-locks';
+import { BackgroundTasks, RepeatingTask } from '../../../observability/background';
 import { DEFAULT_AUDIT_RETENTION } from '../../../tenancy/tenant-settings.service';
 import { RateLimiter } from '../rate-limits/rate-limiter';
 
@@ -25,7 +25,7 @@ interface RetentionRule {
 @Injectable()
 export class RetentionJob implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('AuditRetention');
-  private timer?: NodeJS.Timeout;
+  private repeating?: RepeatingTask;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -36,34 +36,18 @@ export class RetentionJob implements OnApplicationBootstrap, OnApplicationShutdo
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(
-      () => this.background.run('audit_retention', () => this.runOnce()),
-      this.config.audit.retention_interval,
+    this.repeating = this.background.every('audit_retention', this.config.audit.retention_interval, () =>
+      this.runOnce(),
     );
-    this.timer.unref();
   }
 
-  onApplicationShutdown(): void {
-    clearInterval(this.timer);
+  async onApplicationShutdown(): Promise<void> {
+    await this.repeating?.stop();
   }
 
   /** One pass; answers what it did, or undefined when another replica holds the lock. */
-  async runOnce(): Promise<{ stripped: number; deleted: number } | undefined> {
-    const runner = this.dataSource.createQueryRunner();
-    await runner.connect();
-    try {
-      const [{ locked }] = await runner.query('SELECT pg_try_advisory_lock($1) AS locked', [
-        AdvisoryLock.auditRetention,
-      ]);
-      if (!locked) return undefined;
-      try {
-        return await this.purge(runner.manager.connection);
-      } finally {
-        await runner.query('SELECT pg_advisory_unlock($1)', [AdvisoryLock.auditRetention]);
-      }
-    } finally {
-      await runner.release();
-    }
+  runOnce(): Promise<{ stripped: number; deleted: number } | undefined> {
+    return tryWithAdvisoryLock(this.dataSource, AdvisoryLock.auditRetention, () => this.purge(this.dataSource));
   }
 
   private async purge(db: DataSource): Promise<{ stripped: number; deleted: number }> {
