@@ -11,7 +11,13 @@ import { SearchAdapter, SearchBackendError, SearchResult } from './search-adapte
 import type { BackendName } from './search-backends';
 import { MAX_RESULTS_CAP, resolveWebSearchSettings, WebSearchSettings } from './web-search.config';
 import { WebSearchMetrics } from './web-search.metrics';
-import { parseWebSearchArguments, WEB_SEARCH_TOOL, webSearchToolDefinition } from './web-search.tool';
+import {
+  parseWebSearchArguments,
+  WEB_SEARCH_TOOL,
+  webSearchArgumentsSchema,
+  WebSearchArgumentsSchema,
+  webSearchToolDefinition,
+} from './web-search.tool';
 
 /** What the tool returns (its declared `returns` schema). */
 export interface WebSearchOutput {
@@ -42,6 +48,7 @@ export class WebSearchProvider implements FunctionProvider {
   private readonly filter: DomainFilter;
   private readonly cache: TtlCache<string, WebSearchOutput>;
   private readonly metrics: WebSearchMetrics;
+  private readonly argumentsSchema: WebSearchArgumentsSchema;
   private readonly definition: ToolDefinition;
 
   constructor(config: AppConfig, clock: Clock) {
@@ -51,7 +58,8 @@ export class WebSearchProvider implements FunctionProvider {
     this.filter = new DomainFilter(this.settings.allowDomains, this.settings.denyDomains);
     this.cache = new TtlCache(this.settings.cacheTtlMs, this.settings.cacheMaxEntries, () => clock.now().getTime());
     this.metrics = new WebSearchMetrics(config.metrics.namespace);
-    this.definition = webSearchToolDefinition(this.settings.maxResults);
+    this.argumentsSchema = webSearchArgumentsSchema(this.settings.maxResults);
+    this.definition = webSearchToolDefinition(this.argumentsSchema);
     this.logger.log(`web_search backends, in order: ${backends.map((backend) => backend.name).join(', ')}`);
   }
 
@@ -72,7 +80,7 @@ export class WebSearchProvider implements FunctionProvider {
   }
 
   async execute(call: ToolCall, ctx: ToolContext): Promise<ToolResult> {
-    const args = parseWebSearchArguments(call.arguments);
+    const args = parseWebSearchArguments(this.argumentsSchema, call.arguments);
     if ('problem' in args)
       return failure(call.id, 'invalid_arguments', `Invalid web_search arguments: ${args.problem}`);
     const maxResults = args.max_results ?? this.settings.maxResults;
