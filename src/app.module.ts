@@ -86,8 +86,8 @@ export class AppModule implements NestModule {
    * 1. HTTP metrics, then the provider-API metrics: first, so every request is counted, refused ones too.
    * 2. Body parsers (JSON, form, JSON depth): after the metrics, so a body refused as malformed, too large
    *    or too deep is still logged and counted.
-   * 3. Origin check on /mcp and CORS on the registry API /v0.1: route-specific, after parsing as they
-   *    always have been, so a refused body answers the same on every route.
+   * 3. Origin check on /mcp and CORS on the registry API /v0.1: route-specific, after the parsers, so a
+   *    malformed body is refused the same way on every route.
    * Then Nest's enhancers, registered below: AuthGuard (identity and tenant), the ValidationPipe (DTOs),
    * and the ErrorFilter that turns anything thrown by middleware, guard, pipe or handler into the envelope.
    */
