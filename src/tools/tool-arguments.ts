@@ -6,7 +6,8 @@ import { z } from 'zod';
  */
 export function argumentsJsonSchema(schema: z.ZodType): Record<string, unknown> {
   // Tool definitions carry no `$schema`: draft-07 is implied, and the catalog hashes what it is given.
-  const { $schema: _dialect, ...parameters } = z.toJSONSchema(schema, { target: 'draft-7' });
+  // As the caller writes them (`io: input`): a property with a default is optional and shows the default.
+  const { $schema: _dialect, ...parameters } = z.toJSONSchema(schema, { target: 'draft-7', io: 'input' });
   return parameters;
 }
 
