@@ -3,7 +3,9 @@ import { AppConfig } from '../../../config/app-config';
 import { FileSearchSettings, resolveFileSearchSettings } from './file-search.config';
 import { FileSearchMetrics } from './file-search.metrics';
 import { FileSearchProvider } from './file-search.service';
+import { FilePartRepository } from './files/file-part.repository';
 import { FilePartsStore } from './files/file-parts.store';
+import { FileRepository } from './files/file.repository';
 import { FilesController } from './files/files.controller';
 import { FilesService } from './files/files.service';
 import { IngestionQueue } from './ingestion/ingestion.queue';
@@ -35,6 +37,8 @@ import { VectorStoresService } from './vector-stores/vector-stores.service';
       inject: [AppConfig],
     },
     VectorIndex,
+    FileRepository,
+    FilePartRepository,
     FilePartsStore,
     FilesService,
     IngestionQueue,
