@@ -80,8 +80,8 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
       });
     }
     const args = this.validArguments(tool, rawArguments);
-    if ('invalid' in args) return args.invalid;
-    if ('rejected' in args) return this.reject(identity, tool, rawArguments, toolCall, 'invalid', args.rejected);
+    if ('invalid' in args)
+      return args.audited ? this.reject(identity, tool, rawArguments, toolCall, 'invalid', args.invalid) : args.invalid;
 
     // Last, so that only a call that is going to run takes a slot.
     const slot = await this.policy.takeRateLimitSlot(identity, tool);
@@ -140,20 +140,18 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
 
   /**
    * The parsed arguments, or why they do not fit the tool's schema. Arguments nested too deep are refused
-   * as the request body would be, before the call is looked at (so without an audit record).
+   * as a request body would be, unaudited: the audit redactor would have to walk them.
    */
   private validArguments(
     tool: ResolvedTool,
     raw: unknown,
-  ): { value: unknown } | { rejected: Invalid } | { invalid: Invalid } {
+  ): { value: unknown } | { invalid: Invalid; audited: boolean } {
     let args = raw ?? {};
     if (typeof args === 'string') {
       try {
         args = args.trim() === '' ? {} : JSON.parse(args);
       } catch (error) {
-        return {
-          rejected: invalidArguments(`arguments is not valid JSON: ${(error as Error).message}`),
-        };
+        return { invalid: invalidArguments(`arguments is not valid JSON: ${(error as Error).message}`), audited: true };
       }
       // A string escapes the body's depth check; the parsed value must pass it before validation walks it.
       const maxDepth = this.config.server.max_json_depth;
@@ -166,13 +164,15 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
             param: tooDeepAt,
             code: 'nesting_too_deep',
           },
+          audited: false,
         };
       }
     }
     const violations = this.schemas.validate(tool.definition.parameters, args);
     if (violations.length > 0) {
       return {
-        rejected: invalidArguments(`Invalid arguments for tool '${tool.name}': ${formatViolations(violations)}`),
+        invalid: invalidArguments(`Invalid arguments for tool '${tool.name}': ${formatViolations(violations)}`),
+        audited: true,
       };
     }
     return { value: args };
