@@ -3,8 +3,8 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { AppConfig } from '../../config/app-config';
 import { contentHash } from '../catalog/content-hash';
-import type { ToolEntity } from '../catalog/tool.entity';
-import { catalogContentOf, contentOf } from './mcp-tool-content';
+import type { ExecutableTool } from '../tool-executor';
+import { contentOf, definitionContentOf } from './mcp-tool-content';
 
 /** A server answering more tools than this is not listed further (discovery stops at the same bound). */
 const MAX_LISTED_TOOLS = 10_000;
@@ -25,10 +25,10 @@ export class McpDefinitionCheck {
 
   constructor(private readonly config: AppConfig) {}
 
-  async verify(client: Client, entry: ToolEntity, signal: AbortSignal): Promise<DefinitionVerdict> {
+  async verify(client: Client, entry: ExecutableTool, signal: AbortSignal): Promise<DefinitionVerdict> {
     // Only discovered entries (no registering tenant) hold the server's own definition. A tool registered by
     // hand describes the server's tool in its registrant's words: there is no server definition to compare.
-    if (entry.ownerTenantId !== null) return { ok: true };
+    if (entry.registeredBy !== undefined) return { ok: true };
     const offered = (await this.listing(client, signal)).get(entry.source.tool_name!);
     if (!offered)
       return {
@@ -36,7 +36,7 @@ export class McpDefinitionCheck {
         code: 'stale',
         message: `Tool '${entry.name}' is no longer offered by its MCP server; the call was not sent`,
       };
-    if (contentHash(contentOf(offered)) !== contentHash(catalogContentOf(entry)))
+    if (contentHash(contentOf(offered)) !== contentHash(definitionContentOf(entry.definition)))
       return {
         ok: false,
         code: 'pending_change',

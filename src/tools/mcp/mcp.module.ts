@@ -1,6 +1,5 @@
 import { McpDefinitionCheck } from './mcp-definition-check';
 import { Global, Module } from '@nestjs/common';
-import { CatalogExecutors } from '../catalog/catalog-tool-policy';
 import { McpClientPool } from './mcp-client-pool';
 import { McpDiscoveryService } from './mcp-discovery.service';
 import { McpExecutor } from './mcp-executor';
@@ -10,7 +9,7 @@ import { McpSourcesController } from './mcp-sources.controller';
 import { McpSourcesService } from './mcp-sources.service';
 import { SsrfGuardedFetch } from './ssrf-guarded-fetch';
 
-/** MCP sources, discovery, health and the McpExecutor the catalog uses for `source.type = mcp` tools. */
+/** MCP sources, discovery, health and the McpExecutor that runs `source.type = mcp` tools. */
 @Global()
 @Module({
   controllers: [McpSourcesController],
@@ -23,8 +22,7 @@ import { SsrfGuardedFetch } from './ssrf-guarded-fetch';
     McpRefreshScheduler,
     McpDefinitionCheck,
     McpExecutor,
-    { provide: CatalogExecutors, useExisting: McpExecutor },
   ],
-  exports: [CatalogExecutors, McpSourcesService, McpClientPool],
+  exports: [McpSourcesService, McpClientPool],
 })
 export class McpModule {}
