@@ -7,6 +7,8 @@ import { AuditController } from './audit/audit.controller';
 import { RetentionJob } from './audit/retention.job';
 import { UsageService } from './audit/usage.service';
 import { RateLimiter } from './rate-limits/rate-limiter';
+import { RateLimitCounterRepository } from './rate-limits/rate-limit-counter.repository';
+import { AuditRecordRepository } from './audit/audit-record.repository';
 import { BuiltinCatalogSync } from './builtin-catalog-sync';
 import { BundlesController } from './bundles.controller';
 import { BundlesService } from './bundles.service';
@@ -27,6 +29,8 @@ import { ToolsService } from './tools.service';
 @Module({
   controllers: [BundlesController, AuditController, ToolsController],
   providers: [
+    RateLimitCounterRepository,
+    AuditRecordRepository,
     RateLimiter,
     AuditQueryService,
     UsageService,

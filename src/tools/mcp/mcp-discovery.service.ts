@@ -6,7 +6,7 @@ import { Clock } from '../../common/clock';
 import { schemaProblems } from '../../common/json-schema';
 import { withTimeout } from '../../common/timeout';
 import { AppConfig } from '../../config/app-config';
-import { AdvisoryLock } from '../../database/advisory-locks';
+import { AdvisoryLock, lockForTransaction } from '../../database/advisory-locks';
 import { BackgroundTasks } from '../../observability/background';
 import { MetricsRegistry } from '../../observability/metrics.registry';
 import { mcpToolSource, newCatalogEntry } from '../catalog/catalog-entry';
@@ -106,7 +106,7 @@ export class McpDiscoveryService {
       this.logger.warn(`MCP source '${source.name}': tool '${refusal.tool}' left out: ${refusal.message}`);
     const { result, changes } = await this.dataSource.transaction(async (manager) => {
       // Two replicas refreshing one source take turns; different sources proceed in parallel.
-      await manager.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [AdvisoryLock.mcpSource, source.id]);
+      await lockForTransaction(manager, AdvisoryLock.mcpSource, source.id);
       return this.apply(manager, source, tools);
     });
     result.rejected = rejected;
