@@ -16,7 +16,7 @@ import {
   RetrieveResponseQueryDto,
 } from './responses.dto';
 import { ResponsesService } from './responses.service';
-import { ResponsesStore } from './responses.store';
+import { ResponsesRepository } from './responses.repository';
 
 @ApiTags('Responses')
 @Authenticated()
@@ -26,7 +26,7 @@ export class ResponsesController {
 
   constructor(
     private readonly responses: ResponsesService,
-    private readonly store: ResponsesStore,
+    private readonly store: ResponsesRepository,
     private readonly context: RequestContext,
   ) {}
 
