@@ -1,5 +1,21 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { Brackets, DataSource, Repository } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { AuditRecordEntity } from './audit-record.entity';
+
+/** One end of a listing: from a time (inclusive after, exclusive before), or past a record (keyset on time and id). */
+export type AuditBound = { time: Date } | { record: Pick<AuditRecordEntity, 'createdAt' | 'id'> };
+
+export interface AuditFilter {
+  tenantId?: string;
+  toolName?: string;
+  toolId?: string;
+  status?: string;
+  responseId?: string;
+  after?: AuditBound;
+  before?: AuditBound;
+  order: 'asc' | 'desc';
+}
 
 /** Which tenants a retention rule covers: one tenant, or every tenant but those with their own rule. */
 export type RetentionScope = { tenantId: string } | { exceptTenants: string[] };
@@ -13,10 +29,59 @@ export interface UsageRows {
 /** Calls that ran; refusals (denied, rate limited) are not invocations. */
 const RAN = `status IN ('success', 'error', 'cancelled')`;
 
-/** The SQL over `tool_audit_records` that the entity mapping cannot express: retention and usage statistics. */
+/** The `tool_audit_records` table: the audit trail's writes, its listings, retention and usage statistics. */
 @Injectable()
 export class AuditRecordRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  private readonly records: Repository<AuditRecordEntity>;
+
+  constructor(private readonly dataSource: DataSource) {
+    this.records = dataSource.getRepository(AuditRecordEntity);
+  }
+
+  async insert(record: QueryDeepPartialEntity<AuditRecordEntity>): Promise<void> {
+    await this.records.insert(record);
+  }
+
+  async update(id: string, fields: QueryDeepPartialEntity<AuditRecordEntity>): Promise<void> {
+    await this.records.update({ id }, fields);
+  }
+
+  /** The record, if it exists (and belongs to `tenantId` when one is given). */
+  byId(id: string, tenantId?: string): Promise<AuditRecordEntity | null> {
+    return this.records.findOneBy({ id, ...(tenantId && { tenantId }) });
+  }
+
+  /** Up to `limit` matching records, by creation time then id, in the filter's order. */
+  list(filter: AuditFilter, limit: number): Promise<AuditRecordEntity[]> {
+    const builder = this.records.createQueryBuilder('record');
+    if (filter.tenantId) builder.andWhere('record.tenantId = :tenantId', { tenantId: filter.tenantId });
+    if (filter.toolName) builder.andWhere('record.toolName = :toolName', { toolName: filter.toolName });
+    if (filter.toolId) builder.andWhere('record.toolId = :toolId', { toolId: filter.toolId });
+    if (filter.status) builder.andWhere('record.status = :status', { status: filter.status });
+    if (filter.responseId) builder.andWhere('record.responseId = :responseId', { responseId: filter.responseId });
+    for (const [param, comparator, bound] of [
+      ['after', '>', filter.after],
+      ['before', '<', filter.before],
+    ] as const) {
+      if (!bound) continue;
+      if ('time' in bound) {
+        builder.andWhere(`record.createdAt ${comparator === '>' ? '>=' : '<'} :${param}Time`, {
+          [`${param}Time`]: bound.time,
+        });
+        continue;
+      }
+      builder.andWhere(
+        new Brackets((where) =>
+          where.where(`(record.createdAt, record.id) ${comparator} (:${param}At, :${param}Id)`, {
+            [`${param}At`]: bound.record.createdAt,
+            [`${param}Id`]: bound.record.id,
+          }),
+        ),
+      );
+    }
+    const direction = filter.order === 'asc' ? 'ASC' : 'DESC';
+    return builder.orderBy('record.createdAt', direction).addOrderBy('record.id', direction).take(limit).getMany();
+  }
 
   /** Strips input and output of full records older than `fullBefore`, deletes records older than `basicBefore`. */
   async applyRetention(
