@@ -83,18 +83,15 @@ export class McpSourcesService implements OnApplicationBootstrap {
       };
       const changed = !existing || JSON.stringify({ ...pick(existing, fields) }) !== JSON.stringify(fields);
       if (!changed) continue;
-      await this.sources.save(
-        Object.assign(
-          existing ??
-            Object.assign(new McpSourceEntity(), {
-              id: newId('mcpsrc_'),
-              name: server.name,
-              createdAt: now,
-              nextRefreshAt: null,
-            }),
-          { ...fields, updatedAt: now },
-        ),
-      );
+      const source =
+        existing ??
+        Object.assign(new McpSourceEntity(), {
+          id: newId('mcpsrc_'),
+          name: server.name,
+          createdAt: now,
+          nextRefreshAt: null,
+        });
+      await this.sources.save(Object.assign(source, fields, { updatedAt: now }));
     }
     const removed = (await this.sources.byOrigin('config')).filter((source) => !configured.has(source.name));
     for (const source of removed) await this.removeSource(source);
