@@ -8,7 +8,8 @@ import { ToolDispatcher } from '../tools/invocation/tool-dispatcher';
 import { presentingEvents, presentResponse } from './response-presenter';
 import { ResponseCancelled, ResponseLease } from './response-lease';
 import { NO_EVENTS, ResponseEvents, ResponseLoop, StopResponse } from './response-loop';
-import type { ConversationItem, ResponseObject } from './response-object';
+import type { ListPage, ListQueryDto } from '../common/list.dto';
+import type { ConversationItem, Item, ResponseObject } from './response-object';
 import { parseResponseRequest, ResponseRequest } from './response-request';
 import { LoopTools, resolveLoopTools } from './response-tools';
 import { ResponsesMetrics } from './responses.metrics';
@@ -157,6 +158,11 @@ export class ResponsesService implements OnApplicationBootstrap, BeforeApplicati
 
   async get(identity: Identity, id: string, include: string[]): Promise<ResponseObject> {
     return presentResponse((await this.store.get(identity.tenantId, id)).body, include);
+  }
+
+  /** A page of a stored response's input items. */
+  inputItems(identity: Identity, id: string, query: ListQueryDto): Promise<ListPage<Item>> {
+    return this.store.inputItems(identity.tenantId, id, query);
   }
 
   async delete(identity: Identity, id: string): Promise<{ id: string; object: 'response'; deleted: true }> {
