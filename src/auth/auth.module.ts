@@ -3,6 +3,7 @@ import { APP_GUARD } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import type { Config } from '../config/config.schema';
 import { ApiKeysController } from './api-keys.controller';
+import { ApiKeyRepository } from './api-key.repository';
 import { ApiKeysService } from './api-keys.service';
 import { AuthGuard } from './auth.guard';
 import { BootstrapAdminService } from './bootstrap-admin.service';
@@ -18,7 +19,12 @@ import { ProtectedResourceController } from './protected-resource.controller';
 @Module({})
 export class AuthModule {
   static forRoot(config: Config): DynamicModule {
-    const providers: Provider[] = [ApiKeysService, BootstrapAdminService, { provide: APP_GUARD, useClass: AuthGuard }];
+    const providers: Provider[] = [
+      ApiKeyRepository,
+      ApiKeysService,
+      BootstrapAdminService,
+      { provide: APP_GUARD, useClass: AuthGuard },
+    ];
     if (jwtConfigured(config.auth.jwt)) providers.push(JwtStrategy);
     const controllers: DynamicModule['controllers'] = [ApiKeysController];
     if (builtInAuthorizationServer(config.auth.oauth)) {

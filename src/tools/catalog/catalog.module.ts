@@ -7,14 +7,20 @@ import { AuditController } from './audit/audit.controller';
 import { RetentionJob } from './audit/retention.job';
 import { UsageService } from './audit/usage.service';
 import { RateLimiter } from './rate-limits/rate-limiter';
+import { RateLimitCounterRepository } from './rate-limits/rate-limit-counter.repository';
+import { AuditRecordRepository } from './audit/audit-record.repository';
 import { BuiltinCatalogSync } from './builtin-catalog-sync';
 import { BundlesController } from './bundles.controller';
+import { BundleRepository } from './bundle.repository';
 import { BundlesService } from './bundles.service';
+import { CatalogDiscovery } from './catalog-discovery.service';
 import { CatalogMetrics } from './catalog.metrics';
 import { CatalogState } from './catalog-state';
 import { CatalogToolPolicy } from './catalog-tool-policy';
 import { ReviewJudge } from './review-judge';
+import { ToolReviewRepository } from './tool-review.repository';
 import { ToolReviewService } from './tool-review.service';
+import { ToolRepository } from './tool.repository';
 import { ToolsController } from './tools.controller';
 import { ToolsService } from './tools.service';
 
@@ -27,6 +33,11 @@ import { ToolsService } from './tools.service';
 @Module({
   controllers: [BundlesController, AuditController, ToolsController],
   providers: [
+    ToolRepository,
+    ToolReviewRepository,
+    BundleRepository,
+    RateLimitCounterRepository,
+    AuditRecordRepository,
     RateLimiter,
     AuditQueryService,
     UsageService,
@@ -38,9 +49,10 @@ import { ToolsService } from './tools.service';
     ToolReviewService,
     ToolsService,
     BundlesService,
+    CatalogDiscovery,
     BuiltinCatalogSync,
     { provide: ToolPolicy, useClass: CatalogToolPolicy },
   ],
-  exports: [CatalogState, ToolPolicy, ToolCallAudit, ToolsService, ToolReviewService],
+  exports: [CatalogState, ToolPolicy, ToolCallAudit, ToolsService, ToolReviewService, CatalogDiscovery],
 })
 export class CatalogModule {}

@@ -1,7 +1,7 @@
 import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
-import { AdvisoryLock } from '../../database/advisory-locks';
+import { AdvisoryLock, withTryAdvisoryLock } from '../../database/advisory-locks';
 import { BackgroundTasks } from '../../observability/background';
 import { McpClientPool } from './mcp-client-pool';
 import { McpDiscoveryService } from './mcp-discovery.service';
@@ -50,19 +50,9 @@ export class McpRefreshScheduler implements OnApplicationBootstrap, OnApplicatio
   }
 
   private async refreshDue(): Promise<void> {
-    const runner = this.dataSource.createQueryRunner();
-    await runner.connect();
-    try {
-      const [{ locked }] = await runner.query('SELECT pg_try_advisory_lock($1) AS locked', [AdvisoryLock.mcpRefresh]);
-      if (!locked) return;
-      try {
-        const due = await this.sources.due();
-        await Promise.allSettled(due.map((source) => this.discovery.discover(source)));
-      } finally {
-        await runner.query('SELECT pg_advisory_unlock($1)', [AdvisoryLock.mcpRefresh]);
-      }
-    } finally {
-      await runner.release();
-    }
+    await withTryAdvisoryLock(this.dataSource, AdvisoryLock.mcpRefresh, async () => {
+      const due = await this.sources.due();
+      await Promise.allSettled(due.map((source) => this.discovery.discover(source)));
+    });
   }
 }

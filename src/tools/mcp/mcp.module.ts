@@ -6,6 +6,7 @@ import { McpExecutor } from './mcp-executor';
 import { McpHealth } from './mcp-health';
 import { McpRefreshScheduler } from './mcp-refresh.scheduler';
 import { McpSourcesController } from './mcp-sources.controller';
+import { McpSourceRepository } from './mcp-source.repository';
 import { McpSourcesService } from './mcp-sources.service';
 import { SsrfGuardedFetch } from './ssrf-guarded-fetch';
 
@@ -17,6 +18,7 @@ import { SsrfGuardedFetch } from './ssrf-guarded-fetch';
     SsrfGuardedFetch,
     McpClientPool,
     McpHealth,
+    McpSourceRepository,
     McpSourcesService,
     McpDiscoveryService,
     McpRefreshScheduler,
