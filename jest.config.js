@@ -1,11 +1,13 @@
-// Unit specs live beside the code (src, *.spec.ts); end-to-end specs boot the app (test, *.e2e-spec.ts).
+// Three tiers: unit specs beside the code (src, *.spec.ts); medium specs run a module's services and
+// repositories on a real migrated database without HTTP (test/medium, *.medium-spec.ts); end-to-end specs boot
+// the app (test, *.e2e-spec.ts).
 // Nest 12 and a few of its companions ship as ES modules only. Node runs them through require(esm),
 // but Jest on Node < 24.9 cannot, so those packages are compiled to CommonJS for the test runtime.
 const esmOnly = ['@nestjs', 'jose', 'nestjs-cls', 'nestjs-pino'];
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/src', '<rootDir>/test'],
-  testRegex: '.*\\.(spec|e2e-spec)\\.ts$',
+  testRegex: '.*\\.(spec|medium-spec|e2e-spec)\\.ts$',
   transform: {
     '^.+\\.ts$': ['@swc/jest'],
     '^.+\\.m?js$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],

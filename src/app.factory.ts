@@ -1,6 +1,7 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
+import { APP_ENTITIES } from './app.entities';
 import { AppModule, AppModuleOptions } from './app.module';
 import { BootstrapAdminService } from './auth/bootstrap-admin.service';
 import { Database } from './database/database';
@@ -27,7 +28,7 @@ export async function createToolgate(
   config: Config,
   extra: Pick<AppModuleOptions, 'providers' | 'imports' | 'clock'> = {},
 ): Promise<Toolgate> {
-  const database = await Database.open(config);
+  const database = await Database.open(config, APP_ENTITIES);
   try {
     const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ config, database, ...extra }), {
       bufferLogs: true,

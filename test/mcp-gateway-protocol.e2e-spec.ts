@@ -59,7 +59,11 @@ describe.each(ENGINES)('MCP gateway protocol and tool shapes (%s)', (engine) => 
         // Only the https icon is safe to hand to clients; the script URL is left out.
         icons: [WEATHER_ICON, { src: 'javascript:alert(1)', mimeType: 'image/png' }],
       },
-      run: (args) => ({ text: `21C in ${String(args.city)}`, structuredContent: { celsius: 21 } }),
+      run: (args) => ({
+        text: `21C in ${String(args.city)}`,
+        structuredContent: { celsius: 21 },
+        _meta: { 'example.com/station': 'OSL' },
+      }),
     });
     // Two names that normalize alike and both run past 64 characters once prefixed by the source.
     for (const name of [`${LONG}_Alpha`, `${LONG}-alpha`, `${LONG}-beta`]) {
@@ -152,7 +156,7 @@ describe.each(ENGINES)('MCP gateway protocol and tool shapes (%s)', (engine) => 
     expect(res.body.error).toEqual(expect.objectContaining({ type: 'invalid_request_error', param: 'name' }));
   });
 
-  it('passes output schema, annotations, icons and structured content through', async () => {
+  it('passes output schema, annotations, icons, structured content and _meta through', async () => {
     const client = await open();
     const weather = (await client.listTools()).tools.find((tool) => tool.name === 'upstream-weather');
     expect(weather?.outputSchema).toEqual(expect.objectContaining({ required: ['celsius'] }));
@@ -160,5 +164,19 @@ describe.each(ENGINES)('MCP gateway protocol and tool shapes (%s)', (engine) => 
     expect(weather?.icons).toEqual([WEATHER_ICON]);
     const result = await client.callTool({ name: 'upstream-weather', arguments: { city: 'Oslo' } });
     expect(result.structuredContent).toEqual({ celsius: 21 });
+    expect(result._meta).toEqual({ 'example.com/station': 'OSL' });
+  });
+
+  it('answers the same call on /v1/tool_calls with content and structured content as output', async () => {
+    const res = await t.http
+      .post('/v1/tool_calls')
+      .set(bearer(key))
+      .send({ name: 'upstream-weather', arguments: { city: 'Oslo' } })
+      .expect(200);
+    expect(res.body.status).toBe('completed');
+    expect(res.body.output).toEqual({
+      content: [{ type: 'text', text: '21C in Oslo' }],
+      structuredContent: { celsius: 21 },
+    });
   });
 });

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, Repository } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { Clock } from '../common/clock';
 import { TtlCache } from '../common/ttl-cache';
@@ -7,10 +6,10 @@ import { ChangeEvents } from '../database/change-events';
 import { BackgroundTasks } from '../observability/background';
 import { newId } from '../common/ids';
 import { ListPage } from '../common/list.dto';
-import { paginate } from '../common/paginate';
 import { unixSeconds } from '../common/time';
 import type { Identity } from '../tenancy/request-context';
 import { ApiKeyEntity, Role } from './api-key.entity';
+import { ApiKeyRepository } from './api-key.repository';
 import { displayPrefix, generateApiKeySecret, hashApiKeySecret } from './api-key.secret';
 import { ApiKeyDto, CreateApiKeyDto, CreatedApiKeyDto, DeletedApiKeyDto, ListApiKeysQueryDto } from './api-keys.dto';
 
@@ -23,17 +22,15 @@ const KEYS_CHANGED = 'api_keys.changed';
 
 @Injectable()
 export class ApiKeysService {
-  private readonly keys: Repository<ApiKeyEntity>;
   /** Keyed by the secret's hash, or `id:<key id>` for lookups by id. */
   private readonly verified: TtlCache<string, ApiKeyEntity>;
 
   constructor(
-    dataSource: DataSource,
+    private readonly keys: ApiKeyRepository,
     private readonly events: ChangeEvents,
     private readonly background: BackgroundTasks,
     private readonly clock: Clock,
   ) {
-    this.keys = dataSource.getRepository(ApiKeyEntity);
     this.verified = new TtlCache(CACHE_TTL_MS, CACHE_MAX_ENTRIES, () => clock.now().getTime());
     events.subscribe(KEYS_CHANGED, () => this.verified.clear());
     events.onReset(() => this.verified.clear());
@@ -70,7 +67,7 @@ export class ApiKeysService {
     secret?: string;
   }): Promise<{ entity: ApiKeyEntity; secret: string }> {
     const secret = fields.secret ?? generateApiKeySecret();
-    const entity = this.keys.create({
+    const entity = Object.assign(new ApiKeyEntity(), {
       id: newId('key_'),
       name: fields.name,
       tenantId: fields.tenantId,
@@ -88,24 +85,21 @@ export class ApiKeysService {
   }
 
   list(query: ListApiKeysQueryDto): Promise<ListPage<ApiKeyDto>> {
-    const builder = this.keys.createQueryBuilder('key');
-    if (query.tenant_id) builder.where('key.tenantId = :tenantId', { tenantId: query.tenant_id });
-    const now = this.clock.now();
-    return paginate(builder, query, (entity) => present(entity, now));
+    return this.keys.page(query.tenant_id, query, (entity) => present(entity, this.clock.now()));
   }
 
   async get(id: string): Promise<ApiKeyDto> {
-    const entity = await this.keys.findOneBy({ id });
+    const entity = await this.keys.find({ id });
     if (!entity) throw ApiError.notFound('API key', id, 'id');
     return present(entity, this.clock.now());
   }
 
   /** Revocation is immediate and idempotent: revoking a revoked key answers the same way. */
   async revoke(id: string): Promise<DeletedApiKeyDto> {
-    const entity = await this.keys.findOneBy({ id });
+    const entity = await this.keys.find({ id });
     if (!entity) throw ApiError.notFound('API key', id, 'id');
     if (!entity.revokedAt) {
-      await this.keys.update({ id }, { revokedAt: this.clock.now() });
+      await this.keys.revoke(id, this.clock.now());
       await this.keysChanged();
     }
     return { id, object: 'api_key.deleted', deleted: true };
@@ -149,7 +143,7 @@ export class ApiKeysService {
   }
 
   private async load(where: { secretHash: string } | { id: string }, cacheKey: string): Promise<ApiKeyEntity | null> {
-    const entity = await this.keys.findOneBy(where);
+    const entity = await this.keys.find(where);
     if (entity && !entity.revokedAt) this.verified.set(cacheKey, entity);
     return entity;
   }
@@ -159,7 +153,7 @@ export class ApiKeysService {
     if (entity.lastUsedAt && now - entity.lastUsedAt.getTime() < LAST_USED_RESOLUTION_MS) return;
     entity.lastUsedAt = new Date(now);
     // Not awaited: a failed bookkeeping write must not fail the request it describes.
-    this.background.run('api_key_last_used', () => this.keys.update({ id: entity.id }, { lastUsedAt: new Date(now) }));
+    this.background.run('api_key_last_used', () => this.keys.touch(entity.id, new Date(now)));
   }
 }
 

@@ -5,6 +5,7 @@ import { ObservabilityModule } from '../observability/observability.module';
 import { TenancyModule } from '../tenancy/tenancy.module';
 import { CredentialsModule } from '../tools/catalog/credentials/credentials.module';
 import { ApiKeysController } from './api-keys.controller';
+import { ApiKeyRepository } from './api-key.repository';
 import { ApiKeysService } from './api-keys.service';
 import { BootstrapAdminService } from './bootstrap-admin.service';
 import { jwtConfigured, JwtStrategy } from './jwt.strategy';
@@ -19,7 +20,7 @@ import { ProtectedResourceController } from './protected-resource.controller';
 @Module({})
 export class AuthModule {
   static forRoot(config: Config): DynamicModule {
-    const providers: Provider[] = [ApiKeysService, BootstrapAdminService];
+    const providers: Provider[] = [ApiKeyRepository, ApiKeysService, BootstrapAdminService];
     if (jwtConfigured(config.auth.jwt)) providers.push(JwtStrategy);
     const controllers: DynamicModule['controllers'] = [ApiKeysController];
     if (builtInAuthorizationServer(config.auth.oauth)) {

@@ -1,8 +1,8 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { DataSource, IsNull } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { AdvisoryLock, withAdvisoryLock } from '../database/advisory-locks';
-import { ApiKeyEntity } from './api-key.entity';
+import { ApiKeyRepository } from './api-key.repository';
 import { hashApiKeySecret } from './api-key.secret';
 import { ApiKeysService } from './api-keys.service';
 
@@ -28,6 +28,7 @@ export class BootstrapAdminService implements OnApplicationBootstrap {
 
   constructor(
     private readonly dataSource: DataSource,
+    private readonly keys: ApiKeyRepository,
     private readonly apiKeys: ApiKeysService,
     private readonly config: AppConfig,
   ) {}
@@ -46,7 +47,7 @@ export class BootstrapAdminService implements OnApplicationBootstrap {
   /** Called once the generated key has been shown, so later starts do not report it as lost. */
   async confirmShown(): Promise<void> {
     if (!this.generatedId) return;
-    await this.dataSource.getRepository(ApiKeyEntity).update({ id: this.generatedId }, { name: SHOWN_KEY_NAME });
+    await this.keys.rename(this.generatedId, SHOWN_KEY_NAME);
     this.generatedId = undefined;
   }
 
@@ -55,15 +56,14 @@ export class BootstrapAdminService implements OnApplicationBootstrap {
   }
 
   private async ensureAdminKey(): Promise<void> {
-    const keys = this.dataSource.getRepository(ApiKeyEntity);
     const configured = this.config.auth.admin_api_key;
     const tenantId = this.config.auth.admin_tenant;
     if (configured) {
       const hash = hashApiKeySecret(configured);
-      const current = await keys.findOneBy({ secretHash: hash });
+      const current = await this.keys.find({ secretHash: hash });
       if (current && !current.revokedAt && current.role === 'admin') return;
-      await keys.update({ bootstrap: true, revokedAt: IsNull() }, { revokedAt: new Date() });
-      if (current) await keys.delete({ id: current.id });
+      await this.keys.revokeActiveBootstrapKeys(new Date());
+      if (current) await this.keys.delete(current.id);
       await this.apiKeys.insert({
         name: 'admin (ADMIN_API_KEY)',
         tenantId,
@@ -74,8 +74,8 @@ export class BootstrapAdminService implements OnApplicationBootstrap {
       this.logger.log('Admin API key taken from ADMIN_API_KEY');
       return;
     }
-    if (await keys.existsBy({ bootstrap: true })) {
-      this.lostKey = await keys.existsBy({ bootstrap: true, name: UNSHOWN_KEY_NAME, revokedAt: IsNull() });
+    if (await this.keys.bootstrapKeyExists()) {
+      this.lostKey = await this.keys.bootstrapKeyExists(UNSHOWN_KEY_NAME);
       return;
     }
     const { entity, secret } = await this.apiKeys.insert({

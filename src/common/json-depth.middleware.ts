@@ -15,9 +15,9 @@ export function jsonDepthLimit(maxDepth: number) {
 }
 
 export function tooDeep(path: string, maxDepth: number): ApiError {
-  return ApiError.invalid(
-    `The value at '${path}' is nested more than ${maxDepth} levels deep (server.max_json_depth)`,
-    path,
-    'nesting_too_deep',
-  );
+  return ApiError.invalid(tooDeepMessage(path, maxDepth), path, 'nesting_too_deep');
+}
+
+export function tooDeepMessage(path: string, maxDepth: number): string {
+  return `The value at '${path}' is nested more than ${maxDepth} levels deep (server.max_json_depth)`;
 }

@@ -1,4 +1,6 @@
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+
+// Advisory locks are infrastructure shared by every module, so their SQL lives here rather than in a table's repository.
 
 /** Advisory lock keys: one per kind of work that only one replica may do at a time. */
 export const AdvisoryLock = {
@@ -56,4 +58,9 @@ export async function withAdvisoryLock<T>(dataSource: DataSource, key: number, w
   } finally {
     await runner.release();
   }
+}
+
+/** Takes a two-key lock held until the transaction of `manager` ends. */
+export async function lockForTransaction(manager: EntityManager, key: number, name: string): Promise<void> {
+  await manager.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [key, name]);
 }

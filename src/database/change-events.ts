@@ -19,6 +19,7 @@ interface Envelope {
  * process at once and to every other replica through NOTIFY; after a lost listener connection comes
  * back, subscribers are told to drop everything (`reset`), since notifications may have been missed.
  * (The embedded database serves one process only, so local delivery is all it needs.)
+ * Its NOTIFY and LISTEN touch no table: infrastructure SQL, kept here rather than in a module's repository.
  */
 @Injectable()
 export class ChangeEvents implements OnModuleInit, OnApplicationShutdown {

@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import type { Config } from '../config/config.schema';
-import { createDataSource, RESERVED_CONNECTIONS } from './data-source.factory';
+import { createDataSource, MappedEntities, RESERVED_CONNECTIONS } from './data-source.factory';
 import { EmbeddedPostgres } from './embedded-postgres';
 import { runMigrations } from './migrations';
 
@@ -19,12 +19,13 @@ export class Database {
     return this.embedded !== undefined;
   }
 
-  static async open(config: Config): Promise<Database> {
+  /** `entities` are the modules' mappings; the migration CLI needs none. */
+  static async open(config: Config, entities: MappedEntities = []): Promise<Database> {
     const embedded = config.database.url
       ? undefined
       : await EmbeddedPostgres.start(config.data_dir, config.database.pool_size + RESERVED_CONNECTIONS);
     const url = config.database.url ?? embedded!.url;
-    const dataSource = createDataSource(url, config);
+    const dataSource = createDataSource(url, config, entities);
     try {
       await dataSource.initialize();
       if (config.database.migrations_run) await runMigrations(dataSource);

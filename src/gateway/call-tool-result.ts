@@ -1,37 +1,45 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolCallObject } from '../tools/invocation/tool-call';
+import type { AnsweredCall } from '../tools/invocation/call-result';
 
 /**
- * A dispatcher tool_call as an MCP tool result. Results of MCP tools pass through as the server sent
- * them; other tools' JSON output becomes text content plus structuredContent. Refusals and failures are
- * tool errors (isError) whose text says why, so the model can react.
+ * A dispatched call as an MCP tool result. Results of MCP tools pass through as the server sent them
+ * (content, structuredContent, _meta); other tools' JSON output becomes text content plus
+ * structuredContent. Refusals and failures are tool errors (isError) whose text says why, so the model
+ * can react.
  */
-export function toCallToolResult(toolCall: ToolCallObject): CallToolResult {
-  const result = callToolResultOf(toolCall);
+export function toCallToolResult(call: AnsweredCall): CallToolResult {
+  const result = callToolResultOf(call);
   // Output scanning's mark travels in _meta, where MCP clients keep what is about the result, not of it.
-  return toolCall.metadata?.injection_suspected
+  return call.toolCall.metadata?.injection_suspected
     ? { ...result, _meta: { ...result._meta, injection_suspected: true } }
     : result;
 }
 
-function callToolResultOf(toolCall: ToolCallObject): CallToolResult {
-  const output = toolCall.output as { content?: unknown; structuredContent?: unknown } | null;
-  const isMcpResult = output !== null && typeof output === 'object' && Array.isArray(output.content);
-  if (toolCall.status === 'completed') {
-    if (isMcpResult) return output as CallToolResult;
-    const text = typeof toolCall.output === 'string' ? toolCall.output : JSON.stringify(toolCall.output);
-    const structured =
-      toolCall.output !== null && typeof toolCall.output === 'object' && !Array.isArray(toolCall.output);
+function callToolResultOf(call: AnsweredCall): CallToolResult {
+  if (call.status === 'completed') {
+    if (call.payload.kind === 'mcp') return serverResult(call.payload.result);
+    const value = call.payload.value;
+    const text = typeof value === 'string' ? value : JSON.stringify(value);
+    const structured = value !== null && typeof value === 'object' && !Array.isArray(value);
     return {
       content: [{ type: 'text', text }],
-      ...(structured && { structuredContent: toolCall.output as Record<string, unknown> }),
+      ...(structured && { structuredContent: value as Record<string, unknown> }),
     };
   }
-  if (isMcpResult && toolCall.status === 'failed' && toolCall.error?.code === 'tool_error')
-    return { ...(output as CallToolResult), isError: true };
+  if (call.status === 'failed' && call.payload?.kind === 'mcp')
+    return { ...serverResult(call.payload.result), isError: true };
+  const { status, error } = call.toolCall;
   return {
     isError: true,
-    content: [{ type: 'text', text: `${toolCall.status}: ${toolCall.error?.message ?? 'the call did not complete'}` }],
+    content: [{ type: 'text', text: `${status}: ${error?.message ?? 'the call did not complete'}` }],
+  };
+}
+
+function serverResult({ content, structuredContent, _meta }: CallToolResult): CallToolResult {
+  return {
+    content,
+    ...(structuredContent !== undefined && { structuredContent }),
+    ...(_meta !== undefined && { _meta }),
   };
 }
 

@@ -15,7 +15,6 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import type { Request, Response } from 'express';
 import { version } from '../../package.json';
-import { ApiError } from '../common/api-error';
 import { AppConfig } from '../config/app-config';
 import type { Identity } from '../tenancy/request-context';
 import { asMcpTool } from '../tools/invocation/tool-definitions.controller';
@@ -108,35 +107,38 @@ export class McpGatewayService {
     extra: CallExtra,
   ): Promise<CallToolResult> {
     let step = 0;
-    try {
-      const toolCall = await this.dispatcher.invoke(
-        identity,
-        { name, arguments: args },
-        {
-          signal: extra.signal,
-          onProgress:
-            progressToken === undefined
-              ? undefined
-              : (event) => {
-                  step += 1;
-                  const progress = typeof event.progress === 'number' ? event.progress : step;
-                  const total = typeof event.total === 'number' ? event.total : undefined;
-                  const message = typeof event.message === 'string' ? event.message : undefined;
-                  // Progress is advisory: a client that went away mid-call simply misses it.
-                  void extra
-                    .sendNotification({
-                      method: 'notifications/progress',
-                      params: { progressToken, progress, total, message },
-                    })
-                    .catch(() => undefined);
-                },
-        },
-      );
-      return toCallToolResult(toolCall);
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      if (error.code === 'unknown_tool') throw new McpError(ErrorCode.InvalidParams, error.message);
-      return errorResult(error.message);
+    const result = await this.dispatcher.invoke(
+      identity,
+      { name, arguments: args },
+      {
+        signal: extra.signal,
+        onProgress:
+          progressToken === undefined
+            ? undefined
+            : (event) => {
+                step += 1;
+                const progress = typeof event.progress === 'number' ? event.progress : step;
+                const total = typeof event.total === 'number' ? event.total : undefined;
+                const message = typeof event.message === 'string' ? event.message : undefined;
+                // Progress is advisory: a client that went away mid-call simply misses it.
+                void extra
+                  .sendNotification({
+                    method: 'notifications/progress',
+                    params: { progressToken, progress, total, message },
+                  })
+                  .catch(() => undefined);
+              },
+      },
+    );
+    switch (result.status) {
+      case 'unknown_tool':
+        throw new McpError(ErrorCode.InvalidParams, result.message);
+      case 'invalid':
+        return errorResult(result.message);
+      case 'rate_limited':
+        return errorResult(result.toolCall.error!.message);
+      default:
+        return toCallToolResult(result);
     }
   }
 

@@ -42,6 +42,7 @@ export class HealthController {
   async readyz(): Promise<ReadinessDto> {
     if (this.lifecycle.isDraining) throw ApiError.unavailable('Shutting down', 'draining');
     try {
+      // A probe of the connection, not of any table: no repository owns it.
       await withTimeout(this.dataSource.query('SELECT 1'), DATABASE_CHECK_TIMEOUT_MS);
     } catch {
       throw ApiError.unavailable('The database is unreachable', 'database_unavailable');

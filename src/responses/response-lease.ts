@@ -1,5 +1,5 @@
-import { DataSource } from 'typeorm';
 import { BackgroundTasks } from '../observability/background';
+import type { ResponsesRepository } from './responses.repository';
 
 /** Aborts a run whose response was cancelled through POST /cancel on any replica, or whose lease was lost. */
 export class ResponseCancelled extends Error {
@@ -17,7 +17,7 @@ export class ResponseLease {
   private timer?: NodeJS.Timeout;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly responses: ResponsesRepository,
     private readonly background: BackgroundTasks,
     private readonly owner: string,
     private readonly leaseMs: number,
@@ -36,12 +36,6 @@ export class ResponseLease {
   }
 
   private async renew(responseId: string, abort: AbortController): Promise<void> {
-    const [rows] = (await this.dataSource.query(
-      `UPDATE responses SET lease_expires_at = now() + $3 * interval '1 millisecond'
-       WHERE id = $1 AND lease_owner = $2 AND status IN ('queued', 'in_progress')
-       RETURNING cancel_requested`,
-      [responseId, this.owner, this.leaseMs],
-    )) as [{ cancel_requested: boolean }[], number];
-    if (rows.length === 0 || rows[0].cancel_requested) abort.abort(new ResponseCancelled());
+    if (!(await this.responses.renewLease(responseId, this.owner, this.leaseMs))) abort.abort(new ResponseCancelled());
   }
 }

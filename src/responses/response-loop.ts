@@ -1,6 +1,5 @@
 import { Logger } from '@nestjs/common';
 import type { ChatCompletionToolChoiceOption } from 'openai/resources/chat/completions';
-import { ApiError } from '../common/api-error';
 import { newId } from '../common/ids';
 import { findTooDeep } from '../common/json-depth';
 import type { Identity } from '../tenancy/request-context';
@@ -226,7 +225,6 @@ export class ResponseLoop {
       if (request.maxToolCalls !== null && this.serverCalls >= request.maxToolCalls) {
         this.complete(index, tool, {
           status: 'failed',
-          output: null,
           error: `max_tool_calls (${request.maxToolCalls}) reached: the call was not run`,
         });
         continue;
@@ -333,20 +331,15 @@ export class ResponseLoop {
     let args: unknown = call.arguments;
     if (tool.fixedArguments) {
       const parsed = this.parseArguments(call.arguments);
-      if ('error' in parsed) return { status: 'failed', output: null, error: parsed.error };
+      if ('error' in parsed) return { status: 'failed', error: parsed.error };
       args = { ...parsed.value, ...tool.fixedArguments };
     }
-    try {
-      const toolCall = await dispatcher.invoke(
-        identity,
-        { name: tool.catalogName!, arguments: args, callId: call.id || itemId, responseId: this.response.id },
-        { signal },
-      );
-      return outcomeOf(toolCall);
-    } catch (error) {
-      if (error instanceof ApiError) return { status: 'failed', output: null, error: error.message };
-      throw error;
-    }
+    const result = await dispatcher.invoke(
+      identity,
+      { name: tool.catalogName!, arguments: args, callId: call.id || itemId, responseId: this.response.id },
+      { signal },
+    );
+    return outcomeOf(result);
   }
 
   private parseArguments(text: string): { value: Record<string, unknown> } | { error: string } {

@@ -106,7 +106,7 @@ export async function resolveLoopTools(
       case 'registry': {
         const resolved = available(tool.name, `${param}.name`);
         tools.push(
-          resolved.source === 'function'
+          resolved.source.type === 'function'
             ? { ...definitionOf(resolved), kind: 'client' }
             : { ...definitionOf(resolved), kind: 'mcp', catalogName: resolved.name, serverLabel: resolved.origin },
         );
@@ -154,7 +154,7 @@ function definitionOf(tool: ResolvedTool): Pick<LoopTool, 'name' | 'description'
 
 /** The tools of one MCP source the caller may use, narrowed to `allowed` (server or catalog names). */
 function mcpTools(effective: ResolvedTool[], label: string, allowed: string[] | null, param: string): LoopTool[] {
-  const ofSource = effective.filter((tool) => tool.source === 'mcp' && tool.origin === label);
+  const ofSource = effective.filter((tool) => tool.source.type === 'mcp' && tool.origin === label);
   if (ofSource.length === 0) {
     throw ApiError.invalid(
       `No MCP source '${label}' with tools this caller may use`,

@@ -16,7 +16,6 @@ import {
   RetrieveResponseQueryDto,
 } from './responses.dto';
 import { ResponsesService } from './responses.service';
-import { ResponsesStore } from './responses.store';
 
 @ApiTags('Responses')
 @Authenticated()
@@ -26,7 +25,6 @@ export class ResponsesController {
 
   constructor(
     private readonly responses: ResponsesService,
-    private readonly store: ResponsesStore,
     private readonly context: RequestContext,
   ) {}
 
@@ -107,7 +105,7 @@ export class ResponsesController {
   @ApiOkResponse({ type: ResponseItemListDto })
   @ApiErrors(400, 404)
   inputItems(@Param('id') id: string, @Query() query: InputItemsQueryDto): Promise<ResponseItemListDto> {
-    return this.store.inputItems(this.context.tenantId, id, query);
+    return this.responses.inputItems(this.context.identity, id, query);
   }
 
   @Post(':id/cancel')

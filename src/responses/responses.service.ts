@@ -1,5 +1,4 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { newId, randomToken } from '../common/ids';
 import { AppConfig } from '../config/app-config';
@@ -9,11 +8,12 @@ import { ToolDispatcher } from '../tools/invocation/tool-dispatcher';
 import { presentingEvents, presentResponse } from './response-presenter';
 import { ResponseCancelled, ResponseLease } from './response-lease';
 import { NO_EVENTS, ResponseEvents, ResponseLoop, StopResponse } from './response-loop';
-import type { ConversationItem, ResponseObject } from './response-object';
+import type { ListPage, ListQueryDto } from '../common/list.dto';
+import type { ConversationItem, Item, ResponseObject } from './response-object';
 import { parseResponseRequest, ResponseRequest } from './response-request';
 import { LoopTools, resolveLoopTools } from './response-tools';
 import { ResponsesMetrics } from './responses.metrics';
-import { ResponsesStore } from './responses.store';
+import { ResponsesRepository } from './responses.repository';
 import { UpstreamModel } from './upstream-model';
 import { resolveUpstreamSettings, UpstreamSettings, upstreamModelFor } from './upstream-settings';
 
@@ -53,8 +53,7 @@ export class ResponsesService implements OnApplicationBootstrap, BeforeApplicati
   constructor(
     private readonly config: AppConfig,
     private readonly dispatcher: ToolDispatcher,
-    private readonly store: ResponsesStore,
-    private readonly dataSource: DataSource,
+    private readonly store: ResponsesRepository,
     private readonly background: BackgroundTasks,
     private readonly metrics: ResponsesMetrics,
   ) {
@@ -125,7 +124,7 @@ export class ResponsesService implements OnApplicationBootstrap, BeforeApplicati
   /** Runs the loop under the response's lease, then records how it ended. */
   private async execute(run: PreparedRun, events: ResponseEvents, abort: AbortController): Promise<ResponseObject> {
     const { identity, request, response } = run;
-    const lease = new ResponseLease(this.dataSource, this.background, this.owner, this.config.engine.background_lease);
+    const lease = new ResponseLease(this.store, this.background, this.owner, this.config.engine.background_lease);
     if (request.store) lease.hold(response.id, abort);
     this.running.set(response.id, abort);
     try {
@@ -160,6 +159,11 @@ export class ResponsesService implements OnApplicationBootstrap, BeforeApplicati
     return presentResponse((await this.store.get(identity.tenantId, id)).body, include);
   }
 
+  /** A page of a stored response's input items. */
+  inputItems(identity: Identity, id: string, query: ListQueryDto): Promise<ListPage<Item>> {
+    return this.store.inputItems(identity.tenantId, id, query);
+  }
+
   async delete(identity: Identity, id: string): Promise<{ id: string; object: 'response'; deleted: true }> {
     this.running.get(id)?.abort(new ResponseCancelled());
     await this.store.delete(identity.tenantId, id);
@@ -180,16 +184,9 @@ export class ResponsesService implements OnApplicationBootstrap, BeforeApplicati
         'response_not_cancellable',
       );
     }
-    const [rows] = (await this.dataSource.query(
-      `UPDATE responses
-       SET status = 'cancelled', cancel_requested = true, lease_owner = NULL, lease_expires_at = NULL, updated_at = now(),
-           body = body || jsonb_build_object('status', 'cancelled')
-       WHERE id = $1 AND tenant_id = $2 AND status IN ('queued', 'in_progress')
-       RETURNING body`,
-      [id, identity.tenantId],
-    )) as [{ body: ResponseObject }[], number];
+    const cancelled = await this.store.cancel(identity.tenantId, id);
     this.running.get(id)?.abort(new ResponseCancelled());
-    return rows[0]?.body ?? (await this.store.get(identity.tenantId, id)).body;
+    return cancelled ?? (await this.store.get(identity.tenantId, id)).body;
   }
 
   /** 503 while no upstream is configured; combinations OpenAI refuses are refused here too. */
@@ -215,24 +212,10 @@ export class ResponsesService implements OnApplicationBootstrap, BeforeApplicati
 
   /**
    * Closes stored responses whose lease ran out (their replica stopped or lost the database): they end
-   * `failed`, and can be created again. SKIP LOCKED lets replicas sweep side by side.
+   * `failed`, and can be created again.
    */
   private async sweep(): Promise<void> {
-    const [rows] = (await this.dataSource.query(
-      `UPDATE responses r
-       SET status = 'failed', lease_owner = NULL, lease_expires_at = NULL, updated_at = now(),
-           body = r.body || jsonb_build_object('status', 'failed', 'error', jsonb_build_object(
-             'code', $1::text, 'message', $2::text))
-       FROM (
-         SELECT id FROM responses
-         WHERE status IN ('queued', 'in_progress') AND lease_expires_at < now()
-         LIMIT 100
-         FOR UPDATE SKIP LOCKED
-       ) expired
-       WHERE r.id = expired.id
-       RETURNING r.id`,
-      [SHUTTING_DOWN.code, SHUTTING_DOWN.message],
-    )) as [{ id: string }[], number];
+    const rows = await this.store.failExpired(SHUTTING_DOWN);
     if (rows.length > 0) this.logger.warn(`Marked ${rows.length} response(s) failed: their replica stopped mid-run`);
   }
 }

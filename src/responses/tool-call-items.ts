@@ -1,14 +1,11 @@
 import { newId } from '../common/ids';
-import type { ToolCallObject } from '../tools/invocation/tool-call';
+import type { CallResult } from '../tools/invocation/call-result';
+import { outputOf, ToolPayload } from '../tools/tool-executor';
 import type { Item } from './response-object';
 import type { LoopTool } from './response-tools';
 
-/** The outcome of a server-side call as the loop records it: the dispatcher's tool_call, or why none ran. */
-export interface CallOutcome {
-  status: 'completed' | 'failed';
-  output: unknown;
-  error: string | null;
-}
+/** The outcome of a server-side call as the loop records it: what the tool returned, or why it did not. */
+export type CallOutcome = { status: 'completed'; payload: ToolPayload } | { status: 'failed'; error: string };
 
 /** The typed item of a server-side call, in progress (before it runs). */
 export function pendingItem(tool: LoopTool, args: string): Item {
@@ -59,14 +56,15 @@ export function unknownCallItem(name: string, args: string): Item {
 /** The finished item, and the text the model is given as the call's result. */
 export function finishedItem(item: Item, outcome: CallOutcome): { item: Item; toolOutput: string } {
   const failed = outcome.status === 'failed';
-  const toolOutput = failed ? JSON.stringify({ error: outcome.error }) : modelText(item, outcome.output);
+  const output = failed ? null : outputOf(outcome.payload);
+  const toolOutput = failed ? JSON.stringify({ error: outcome.error }) : modelText(outcome.payload);
   switch (item.type) {
     case 'file_search_call':
       return {
         item: {
           ...item,
           status: failed ? 'failed' : 'completed',
-          results: failed ? null : fileResults(outcome.output),
+          results: failed ? null : fileResults(output),
         },
         toolOutput,
       };
@@ -75,7 +73,7 @@ export function finishedItem(item: Item, outcome: CallOutcome): { item: Item; to
         item: {
           ...item,
           status: failed ? 'failed' : 'completed',
-          action: { ...(item.action as object), sources: webSources(outcome.output) },
+          action: { ...(item.action as object), sources: webSources(output) },
         },
         toolOutput,
       };
@@ -92,26 +90,29 @@ export function finishedItem(item: Item, outcome: CallOutcome): { item: Item; to
   }
 }
 
-/** The dispatcher's answer as a CallOutcome (denied, cancelled and timed-out calls are failures). */
-export function outcomeOf(toolCall: ToolCallObject): CallOutcome {
-  if (toolCall.status === 'completed') return { status: 'completed', output: toolCall.output, error: null };
-  return {
-    status: 'failed',
-    output: toolCall.output,
-    error: toolCall.error?.message ?? `The call ended ${toolCall.status}`,
-  };
+/** The dispatcher's answer as a CallOutcome (refused, denied, cancelled and timed-out calls are failures). */
+export function outcomeOf(result: CallResult): CallOutcome {
+  switch (result.status) {
+    case 'completed':
+      return { status: 'completed', payload: result.payload };
+    case 'unknown_tool':
+    case 'invalid':
+      return { status: 'failed', error: result.message };
+    default:
+      return { status: 'failed', error: result.toolCall.error?.message ?? `The call ended ${result.status}` };
+  }
 }
 
 /** What the model reads: MCP text content as text, anything else as JSON. */
-function modelText(item: Item, output: unknown): string {
-  if (typeof output === 'string') return output;
-  if (item.type === 'mcp_call') {
-    const content = (output as { content?: unknown } | null)?.content;
-    if (Array.isArray(content) && content.length > 0 && content.every((part) => part?.type === 'text')) {
-      return content.map((part: { text?: unknown }) => String(part.text ?? '')).join('\n');
+function modelText(payload: ToolPayload): string {
+  if (payload.kind === 'json' && typeof payload.value === 'string') return payload.value;
+  if (payload.kind === 'mcp') {
+    const { content } = payload.result;
+    if (content.length > 0 && content.every((part) => part.type === 'text')) {
+      return content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
     }
   }
-  return JSON.stringify(output ?? null);
+  return JSON.stringify(outputOf(payload) ?? null);
 }
 
 function fileResults(output: unknown): Record<string, unknown>[] {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, Repository } from 'typeorm';
 import { unixSeconds } from '../common/time';
 import { TenantSettingsEntity } from './tenant-settings.entity';
+import { TenantSettingsRepository } from './tenant-settings.repository';
 import { TenantSettingsDto, UpdateTenantSettingsDto } from './tenant-settings.dto';
 
 export const DEFAULT_AUDIT_RETENTION = { basic_records: '90d', full_records: '30d' };
@@ -12,31 +12,32 @@ interface StoredSettings {
 
 @Injectable()
 export class TenantSettingsService {
-  private readonly settings: Repository<TenantSettingsEntity>;
-
-  constructor(dataSource: DataSource) {
-    this.settings = dataSource.getRepository(TenantSettingsEntity);
-  }
+  constructor(private readonly settings: TenantSettingsRepository) {}
 
   async get(tenantId: string): Promise<TenantSettingsDto> {
-    const row = await this.settings.findOneBy({ tenantId });
+    const row = await this.settings.byTenant(tenantId);
     return present(tenantId, row);
+  }
+
+  /** Each tenant's audit retention where it differs from the defaults (tenants absent here use them). */
+  async auditRetentionOverrides(): Promise<{ tenantId: string; basic_records: string; full_records: string }[]> {
+    return (await this.settings.auditRetentions()).map((row) => ({
+      tenantId: row.tenantId,
+      basic_records: row.basic ?? DEFAULT_AUDIT_RETENTION.basic_records,
+      full_records: row.full ?? DEFAULT_AUDIT_RETENTION.full_records,
+    }));
   }
 
   /** Merges the given sections into the stored ones; sections not mentioned keep their values. */
   async update(tenantId: string, input: UpdateTenantSettingsDto): Promise<TenantSettingsDto> {
-    const row = await this.settings.manager.transaction(async (manager) => {
-      const repo = manager.getRepository(TenantSettingsEntity);
-      const current = await repo.findOne({ where: { tenantId }, lock: { mode: 'pessimistic_write' } });
+    const row = await this.settings.update(tenantId, (current) => {
       const stored = (current?.settings ?? {}) as StoredSettings;
       const changes = input.audit_retention && definedFields(input.audit_retention);
       const next: StoredSettings = {
         ...stored,
         ...(changes && { audit_retention: { ...stored.audit_retention, ...changes } }),
       };
-      const entity = repo.create({ tenantId, settings: next as Record<string, unknown>, updatedAt: new Date() });
-      await repo.save(entity);
-      return entity;
+      return next as Record<string, unknown>;
     });
     return present(tenantId, row);
   }

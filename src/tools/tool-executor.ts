@@ -1,6 +1,10 @@
+import { DiscoveryService } from '@nestjs/core';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
 /**
  * The one execution contract. Everything that can run a tool (built-in providers through the
- * FunctionRegistry, MCP servers, sandboxes) is a ToolExecutor; ToolDispatcher is the only caller.
+ * FunctionRegistry, MCP servers, sandboxes) is a ToolExecutor, marked `@ToolExecutorFor(<source.type>)`;
+ * ToolDispatcher is the only caller.
  */
 
 /** JSON Schema as plain data (draft-07 or 2020-12). */
@@ -38,13 +42,12 @@ export interface ToolCall {
   arguments: unknown;
 }
 
+/** What a built-in provider answers. */
 export interface ToolResult {
   callId: string;
   output: unknown;
   isError: boolean;
   metadata?: Record<string, unknown>;
-  /** Set when the executor refused to send the call (the tool changed under it): the call fails with this code. */
-  refusal?: { code: string; message: string };
 }
 
 export interface ToolContext {
@@ -63,7 +66,62 @@ export interface ToolContext {
 /** A catalog tool's `source.type`: who runs it. */
 export type ExecutorKind = 'builtin' | 'mcp' | 'sandbox' | 'function';
 
+/** The catalog's record of where a tool comes from (its `source`), as the executor of that type reads it. */
+export interface ToolSourceDescriptor {
+  type: ExecutorKind;
+  /** Built-in tools: the provider serving them. */
+  provider?: string;
+  /** MCP tools: the source (server) and the server's own name of the tool. */
+  server_name?: string;
+  tool_name?: string;
+  template?: string;
+  /** Key in the calling tenant's credential store, supplied at execution time. */
+  credential_key?: string;
+}
+
+/** A tool as its executor gets it: read from the catalog snapshot the call was authorized on. */
+export interface ExecutableTool {
+  name: string;
+  definition: ToolDefinition;
+  source: ToolSourceDescriptor;
+  /** Scanning of this tool's results when it overrides `catalog.output_scan`. */
+  outputScan?: 'off' | 'flag' | 'block';
+  /** The tenant that registered the tool by hand; absent for tools discovered from their source. */
+  registeredBy?: string;
+}
+
+/**
+ * What a tool returned: an MCP server's result as it was sent (content, structuredContent, _meta), or
+ * the JSON value of any other tool.
+ */
+export type ToolPayload = { kind: 'mcp'; result: CallToolResult } | { kind: 'json'; value: unknown };
+
+/** An executed call: the payload, or the refusal that kept the call from being sent. */
+export type Execution =
+  | {
+      payload: ToolPayload;
+      isError: boolean;
+      /** Output scanning found text addressed to the model; the result is passed on, marked. */
+      injectionSuspected?: boolean;
+    }
+  /** The call was not sent (the tool changed under it, its result was withheld): it fails with this code. */
+  | { refusal: { code: string; message: string } };
+
 export interface ToolExecutor {
-  canExecute(name: string): boolean;
-  execute(call: ToolCall, ctx: ToolContext): Promise<ToolResult>;
+  /** Whether this tool can run now (its provider is loaded); the call fails as not executable otherwise. */
+  canExecute(tool: ExecutableTool): boolean;
+  execute(tool: ExecutableTool, call: ToolCall, ctx: ToolContext): Promise<Execution>;
+}
+
+/** Marks the executor of one `source.type`; the dispatcher finds it through Nest's DiscoveryService. */
+export const ToolExecutorForMeta = DiscoveryService.createDecorator<ExecutorKind>();
+
+/** `@ToolExecutorFor('mcp')` on the injectable service that runs that source type's tools. */
+export const ToolExecutorFor = (kind: ExecutorKind): ClassDecorator => ToolExecutorForMeta(kind);
+
+/** The JSON view of a payload, as /v1/tool_calls answers it: MCP results as `{content, structuredContent}`. */
+export function outputOf(payload: ToolPayload): unknown {
+  if (payload.kind === 'json') return payload.value;
+  const { content, structuredContent } = payload.result;
+  return structuredContent === undefined ? { content } : { content, structuredContent };
 }

@@ -44,11 +44,12 @@ export async function startEverything(transport: 'streamableHttp' | 'sse'): Prom
   };
 }
 
-/** A tools/call answer; structuredContent, when given, goes out beside the text. */
+/** A tools/call answer; structuredContent and _meta, when given, go out beside the text. */
 export interface McpAnswer {
   text: string;
   isError?: boolean;
   structuredContent?: Record<string, unknown>;
+  _meta?: Record<string, unknown>;
 }
 
 export interface MutableTool {
@@ -136,6 +137,7 @@ export class MutableMcpServer implements RunningServer {
         content: [{ type: 'text', text: answer.text }],
         isError: answer.isError ?? false,
         ...(answer.structuredContent && { structuredContent: answer.structuredContent }),
+        ...(answer._meta && { _meta: answer._meta }),
       };
     });
     const session = { server, transport: undefined as unknown as StreamableHTTPServerTransport };

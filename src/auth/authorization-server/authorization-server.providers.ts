@@ -1,11 +1,15 @@
 import type { DynamicModule, Provider } from '@nestjs/common';
 import { AccessTokens } from './access-tokens';
+import { AuthorizationCodeRepository } from './authorization-code.repository';
 import { AuthorizationServerMetadataController } from './authorization-server-metadata.controller';
 import { AuthorizationController } from './authorization.controller';
 import { Grants } from './grants';
 import { IssuedTokenStrategy } from './issued-token.strategy';
+import { OAuthClientRepository } from './oauth-client.repository';
 import { OAuthClients } from './oauth-clients';
+import { RefreshTokenRepository } from './refresh-token.repository';
 import { RegistrationController } from './registration.controller';
+import { SigningKeyRepository } from './signing-key.repository';
 import { SigningKeys } from './signing-keys';
 import { TokenController } from './token.controller';
 
@@ -14,6 +18,10 @@ import { TokenController } from './token.controller';
  * since its tokens stand for API keys. IssuedTokenStrategy takes the place of the external issuer's strategy.
  */
 export const AUTHORIZATION_SERVER_PROVIDERS: Provider[] = [
+  SigningKeyRepository,
+  OAuthClientRepository,
+  AuthorizationCodeRepository,
+  RefreshTokenRepository,
   SigningKeys,
   AccessTokens,
   OAuthClients,

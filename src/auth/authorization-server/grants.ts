@@ -1,14 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import { ApiError } from '../../common/api-error';
 import { Clock } from '../../common/clock';
 import { randomToken } from '../../common/ids';
 import { AppConfig } from '../../config/app-config';
 import { ApiKeysService } from '../api-keys.service';
 import { AccessTokens } from './access-tokens';
+import { AuthorizationCodeRepository } from './authorization-code.repository';
 import { OAuthError } from './oauth-error';
 import { verifierMatches } from './pkce';
+import { RefreshRow, RefreshTokenRepository } from './refresh-token.repository';
 
 /** Authorization codes are single use and live this long (RFC 6749 section 4.1.2 recommends at most 10 minutes). */
 export const AUTHORIZATION_CODE_TTL_MS = 60_000;
@@ -32,25 +33,6 @@ export interface ApprovedAuthorization {
   apiKeyId: string;
 }
 
-interface CodeRow {
-  client_id: string;
-  redirect_uri: string;
-  code_challenge: string;
-  resource: string;
-  scope: string;
-  api_key_id: string;
-  expires_at: Date;
-}
-
-interface RefreshRow {
-  family_id: string;
-  client_id: string;
-  resource: string;
-  scope: string;
-  api_key_id: string;
-  expires_at: Date;
-}
-
 const hash = (token: string) => createHash('sha256').update(token).digest('hex');
 
 /**
@@ -61,7 +43,8 @@ const hash = (token: string) => createHash('sha256').update(token).digest('hex')
 @Injectable()
 export class Grants {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly codes: AuthorizationCodeRepository,
+    private readonly refreshTokens: RefreshTokenRepository,
     private readonly config: AppConfig,
     private readonly clock: Clock,
     private readonly apiKeys: ApiKeysService,
@@ -72,22 +55,19 @@ export class Grants {
     const code = randomToken(43);
     const now = this.clock.now();
     // Codes nobody exchanged are dropped here rather than by a job: the table stays as small as the traffic.
-    await this.dataSource.query(`DELETE FROM oauth_authorization_codes WHERE expires_at < $1`, [now]);
-    await this.dataSource.query(
-      `INSERT INTO oauth_authorization_codes
-         (code_hash, client_id, redirect_uri, code_challenge, resource, scope, api_key_id, expires_at, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [
-        hash(code),
-        approved.clientId,
-        approved.redirectUri,
-        approved.codeChallenge,
-        approved.resource,
-        approved.scope,
-        approved.apiKeyId,
-        new Date(now.getTime() + AUTHORIZATION_CODE_TTL_MS),
-        now,
-      ],
+    await this.codes.deleteExpired(now);
+    await this.codes.insert(
+      hash(code),
+      {
+        client_id: approved.clientId,
+        redirect_uri: approved.redirectUri,
+        code_challenge: approved.codeChallenge,
+        resource: approved.resource,
+        scope: approved.scope,
+        api_key_id: approved.apiKeyId,
+        expires_at: new Date(now.getTime() + AUTHORIZATION_CODE_TTL_MS),
+      },
+      now,
     );
     return code;
   }
@@ -100,13 +80,7 @@ export class Grants {
     codeVerifier: string | undefined;
     resource: string | undefined;
   }): Promise<TokenResponse> {
-    // TypeORM answers a DELETE or UPDATE with [rows, affected count].
-    const [rows] = (await this.dataSource.query(
-      `DELETE FROM oauth_authorization_codes WHERE code_hash = $1
-       RETURNING client_id, redirect_uri, code_challenge, resource, scope, api_key_id, expires_at`,
-      [hash(request.code)],
-    )) as [CodeRow[], number];
-    const code = rows[0];
+    const code = await this.codes.take(hash(request.code));
     if (!code || code.expires_at.getTime() <= this.clock.now().getTime()) {
       throw new OAuthError('invalid_grant', 'The authorization code is unknown, expired or already used');
     }
@@ -133,14 +107,10 @@ export class Grants {
     scope: string | undefined;
   }): Promise<TokenResponse> {
     const tokenHash = hash(request.refreshToken);
-    const [rows] = (await this.dataSource.query(
-      `UPDATE oauth_refresh_tokens SET used_at = $2 WHERE token_hash = $1 AND used_at IS NULL
-       RETURNING family_id, client_id, resource, scope, api_key_id, expires_at`,
-      [tokenHash, this.clock.now()],
-    )) as [RefreshRow[], number];
-    const token = rows[0];
+    const token = await this.refreshTokens.spend(tokenHash, this.clock.now());
     if (!token) {
-      await this.revokeFamilyOfSpent(tokenHash);
+      // A spent token presented again: every token of its family is revoked (RFC 9700 section 4.14.2).
+      await this.refreshTokens.revokeFamilyOfSpent(tokenHash);
       throw new OAuthError('invalid_grant', 'The refresh token is unknown, revoked or already used');
     }
     if (token.expires_at.getTime() <= this.clock.now().getTime()) {
@@ -161,15 +131,6 @@ export class Grants {
     return this.tokens(token);
   }
 
-  /** A spent refresh token presented again: every token of its family is revoked (RFC 9700 section 4.14.2). */
-  private async revokeFamilyOfSpent(tokenHash: string): Promise<void> {
-    await this.dataSource.query(
-      `DELETE FROM oauth_refresh_tokens WHERE family_id IN
-         (SELECT family_id FROM oauth_refresh_tokens WHERE token_hash = $1 AND used_at IS NOT NULL)`,
-      [tokenHash],
-    );
-  }
-
   /** New tokens for a grant, once the API key behind it is found still active. */
   private async tokens(grant: Omit<RefreshRow, 'expires_at'>): Promise<TokenResponse> {
     const identity = await this.apiKeys.authenticateById(grant.api_key_id).catch((error: unknown) => {
@@ -179,21 +140,14 @@ export class Grants {
     const refreshToken = `tgr_${randomToken(43)}`;
     const now = this.clock.now();
     // Spent tokens are kept until they expire, to recognise a replay; past that they are dropped here.
-    await this.dataSource.query(`DELETE FROM oauth_refresh_tokens WHERE expires_at < $1`, [now]);
-    await this.dataSource.query(
-      `INSERT INTO oauth_refresh_tokens
-         (token_hash, family_id, client_id, resource, scope, api_key_id, expires_at, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [
-        hash(refreshToken),
-        grant.family_id,
-        grant.client_id,
-        grant.resource,
-        grant.scope,
-        grant.api_key_id,
-        new Date(now.getTime() + this.config.auth.oauth.authorization_server.refresh_token_ttl),
-        now,
-      ],
+    await this.refreshTokens.deleteExpired(now);
+    await this.refreshTokens.insert(
+      hash(refreshToken),
+      {
+        ...grant,
+        expires_at: new Date(now.getTime() + this.config.auth.oauth.authorization_server.refresh_token_ttl),
+      },
+      now,
     );
     const accessToken = this.accessTokens.issue({
       apiKeyId: grant.api_key_id,

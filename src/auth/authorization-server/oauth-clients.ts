@@ -1,5 +1,4 @@
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { Clock } from '../../common/clock';
 import { randomToken } from '../../common/ids';
 import { AppConfig } from '../../config/app-config';
@@ -7,6 +6,7 @@ import { GuardedFetch, guardedFetch, SsrfRefusedError } from '../../tools/mcp/ss
 import { OAuthError } from './oauth-error';
 import { redirectUriProblem } from './redirect-uris';
 import { readBoundedText } from '../../common/bounded-body';
+import { OAuthClientRepository } from './oauth-client.repository';
 
 /** A client known to the authorization server: registered (RFC 7591) or described by its metadata document. */
 export interface OAuthClient {
@@ -45,7 +45,7 @@ export class OAuthClients implements OnApplicationShutdown {
   private readonly outbound: GuardedFetch;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly clients: OAuthClientRepository,
     private readonly config: AppConfig,
     private readonly clock: Clock,
   ) {
@@ -73,10 +73,14 @@ export class OAuthClients implements OnApplicationShutdown {
     }
     const client: OAuthClient = { clientId: `tgc_${randomToken(24)}`, ...describedClient(metadata) };
     const issuedAt = this.clock.now();
-    await this.dataSource.query(
-      `INSERT INTO oauth_clients (client_id, client_name, client_uri, redirect_uris, created_at)
-       VALUES ($1, $2, $3, $4, $5)`,
-      [client.clientId, client.clientName, client.clientUri, JSON.stringify(client.redirectUris), issuedAt],
+    await this.clients.insert(
+      {
+        client_id: client.clientId,
+        client_name: client.clientName,
+        client_uri: client.clientUri,
+        redirect_uris: client.redirectUris,
+      },
+      issuedAt,
     );
     return {
       client_id: client.clientId,
@@ -94,16 +98,7 @@ export class OAuthClients implements OnApplicationShutdown {
   async find(clientId: string): Promise<OAuthClient | undefined> {
     if (/^https?:\/\//.test(clientId)) return this.fromMetadataDocument(clientId);
     if (clientId.length > 64) return undefined;
-    const rows: {
-      client_id: string;
-      client_name: string | null;
-      client_uri: string | null;
-      redirect_uris: string[];
-    }[] = await this.dataSource.query(
-      `SELECT client_id, client_name, client_uri, redirect_uris FROM oauth_clients WHERE client_id = $1`,
-      [clientId],
-    );
-    const row = rows[0];
+    const row = await this.clients.find(clientId);
     return (
       row && {
         clientId: row.client_id,

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { randomToken } from '../../common/ids';
 import { AdvisoryLock, withAdvisoryLock } from '../../database/advisory-locks';
 import { DecryptionError, KeyRing, open, seal } from '../../tools/catalog/credentials/credential-cipher';
+import { SigningKeyRepository, SigningKeyRow } from './signing-key.repository';
 
 export const SIGNING_ALGORITHM = 'ES256';
 
@@ -14,15 +15,6 @@ export interface SigningKey {
   publicPem: string;
   /** The public half as published in the JWKS. */
   publicJwk: JsonWebKey & { kid: string; alg: string; use: string };
-}
-
-interface SigningKeyRow {
-  kid: string;
-  public_jwk: JsonWebKey;
-  private_key_ciphertext: Buffer;
-  private_key_iv: Buffer;
-  private_key_auth_tag: Buffer;
-  encryption_key_id: string;
 }
 
 /** Binds a sealed private key to its row: moved under another kid, it no longer opens. */
@@ -40,6 +32,7 @@ export class SigningKeys implements OnApplicationBootstrap {
 
   constructor(
     private readonly dataSource: DataSource,
+    private readonly keys: SigningKeyRepository,
     private readonly keyRing: KeyRing,
   ) {}
 
@@ -53,11 +46,7 @@ export class SigningKeys implements OnApplicationBootstrap {
   }
 
   private async loadOrCreate(): Promise<SigningKey> {
-    const rows: SigningKeyRow[] = await this.dataSource.query(
-      `SELECT kid, public_jwk, private_key_ciphertext, private_key_iv, private_key_auth_tag, encryption_key_id
-         FROM oauth_signing_keys ORDER BY created_at DESC LIMIT 1`,
-    );
-    const row = rows[0];
+    const row = await this.keys.newest();
     if (row) {
       const opened = await this.open(row);
       if (opened) return opened;
@@ -93,12 +82,7 @@ export class SigningKeys implements OnApplicationBootstrap {
       return undefined;
     }
     if (encryptionKey.id !== this.keyRing.current.id) {
-      const sealed = seal(this.keyRing.current, pem, aad(row.kid));
-      await this.dataSource.query(
-        `UPDATE oauth_signing_keys SET private_key_ciphertext = $2, private_key_iv = $3, private_key_auth_tag = $4,
-                encryption_key_id = $5 WHERE kid = $1`,
-        [row.kid, sealed.ciphertext, sealed.iv, sealed.authTag, sealed.keyId],
-      );
+      await this.keys.reseal(row.kid, seal(this.keyRing.current, pem, aad(row.kid)));
     }
     const privateKey = createPrivateKey(pem);
     return signingKey(row.kid, privateKey);
@@ -110,20 +94,7 @@ export class SigningKeys implements OnApplicationBootstrap {
     const key = signingKey(kid, privateKey);
     const pem = privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
     const sealed = seal(this.keyRing.current, pem, aad(kid));
-    await this.dataSource.query(
-      `INSERT INTO oauth_signing_keys
-         (kid, algorithm, public_jwk, private_key_ciphertext, private_key_iv, private_key_auth_tag, encryption_key_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [
-        kid,
-        SIGNING_ALGORITHM,
-        JSON.stringify(key.publicJwk),
-        sealed.ciphertext,
-        sealed.iv,
-        sealed.authTag,
-        sealed.keyId,
-      ],
-    );
+    await this.keys.insert(kid, SIGNING_ALGORITHM, key.publicJwk, sealed);
     this.logger.log(`Generated the OAuth signing key ${kid} (ES256)`);
     return key;
   }

@@ -1,12 +1,12 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { DataSource, In } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { AdvisoryLock, withAdvisoryLock } from '../../database/advisory-locks';
 import { FunctionRegistry } from '../registry/function-registry';
-import { builtinToolSource, newCatalogEntry } from './catalog-entry';
+import { applyDefinition, builtinToolSource, newCatalogEntry } from './catalog-entry';
 import { CatalogState } from './catalog-state';
 import { contentHash } from './content-hash';
 import { ToolReviewService } from './tool-review.service';
-import { ToolEntity } from './tool.entity';
+import { ToolRepository } from './tool.repository';
 
 /**
  * Puts the registry's built-in tools into the catalog at start (source.type = builtin, approved: they
@@ -19,6 +19,7 @@ export class BuiltinCatalogSync implements OnApplicationBootstrap {
 
   constructor(
     private readonly dataSource: DataSource,
+    private readonly tools: ToolRepository,
     private readonly registry: FunctionRegistry,
     private readonly reviews: ToolReviewService,
     private readonly state: CatalogState,
@@ -30,8 +31,7 @@ export class BuiltinCatalogSync implements OnApplicationBootstrap {
   }
 
   private async sync(): Promise<void> {
-    const repo = this.dataSource.getRepository(ToolEntity);
-    const existing = new Map((await repo.find()).map((tool) => [tool.name, tool]));
+    const existing = new Map((await this.tools.all()).map((tool) => [tool.name, tool]));
     const names = [...existing.keys()];
     const loaded = new Set<string>();
     for (const { provider, definition } of this.registry.tools()) {
@@ -58,26 +58,31 @@ export class BuiltinCatalogSync implements OnApplicationBootstrap {
           now,
         });
       // An existing entry takes the provider's current definition; its governance fields stay as operators set them.
-      Object.assign(entity, {
-        description: definition.description,
-        source,
-        schema: definition.parameters,
-        outputSchema: definition.returns ?? null,
-        annotations: definition.annotations ?? null,
-        stale: false,
-        updatedAt: now,
-      });
+      applyDefinition(
+        entity,
+        {
+          description: definition.description,
+          schema: definition.parameters,
+          outputSchema: definition.returns,
+          annotations: definition.annotations,
+        },
+        now,
+      );
+      entity.source = source;
+      entity.stale = false;
       entity.reviewedHash = contentHash(entity);
       this.reviews.assess(
         entity,
         names.filter((name) => name !== entity.name),
       );
-      await repo.save(entity);
+      await this.tools.save(entity);
     }
     const missing = [...existing.values()].filter(
       (tool) => tool.source.type === 'builtin' && !tool.stale && !loaded.has(tool.name),
     );
-    if (missing.length)
-      await repo.update({ name: In(missing.map((tool) => tool.name)) }, { stale: true, updatedAt: new Date() });
+    await this.tools.markStaleByName(
+      missing.map((tool) => tool.name),
+      new Date(),
+    );
   }
 }

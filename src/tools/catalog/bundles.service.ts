@@ -1,32 +1,28 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, In, Repository } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { ApiError } from '../../common/api-error';
 import { newId } from '../../common/ids';
 import { ListPage, ListQueryDto } from '../../common/list.dto';
-import { paginate } from '../../common/paginate';
-import { BundleAssignmentEntity, BundleEntity } from './bundle.entity';
+import { BundleEntity } from './bundle.entity';
+import { BundleRepository } from './bundle.repository';
 import type { AssignBundleDto, BundleDto, CreateBundleDto, UpdateBundleDto } from './bundles.dto';
 import { CatalogState } from './catalog-state';
 import { ToolEntity } from './tool.entity';
+import { ToolRepository } from './tool.repository';
 
 /** Tool bundles: named tool collections assigned to tenants or to agent profiles of a tenant. */
 @Injectable()
 export class BundlesService {
-  private readonly bundles: Repository<BundleEntity>;
-  private readonly assignments: Repository<BundleAssignmentEntity>;
-
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly bundles: BundleRepository,
+    private readonly tools: ToolRepository,
     private readonly state: CatalogState,
-  ) {
-    this.bundles = dataSource.getRepository(BundleEntity);
-    this.assignments = dataSource.getRepository(BundleAssignmentEntity);
-  }
+  ) {}
 
   async create(input: CreateBundleDto): Promise<BundleDto> {
     const tools = await this.checkedTools(input.tools);
     const now = new Date();
-    const bundle = this.bundles.create({
+    const bundle = Object.assign(new BundleEntity(), {
       id: newId('bundle_'),
       name: input.name,
       description: input.description ?? '',
@@ -41,7 +37,7 @@ export class BundlesService {
   }
 
   async list(query: ListQueryDto): Promise<ListPage<BundleDto>> {
-    const page = await paginate(this.bundles.createQueryBuilder('bundle'), query, (bundle) => bundle);
+    const page = await this.bundles.page(query);
     return { ...page, data: await Promise.all(page.data.map((bundle) => this.present(bundle))) };
   }
 
@@ -63,7 +59,7 @@ export class BundlesService {
 
   async remove(id: string): Promise<{ id: string; object: 'tool_bundle.deleted'; deleted: true }> {
     await this.find(id);
-    await this.bundles.delete({ id });
+    await this.bundles.delete(id);
     await this.state.changed();
     return { id, object: 'tool_bundle.deleted', deleted: true };
   }
@@ -71,29 +67,22 @@ export class BundlesService {
   /** Idempotent: assigning twice leaves one assignment. */
   async assign(id: string, input: AssignBundleDto): Promise<BundleDto> {
     const bundle = await this.find(id);
-    await this.assignments
-      .createQueryBuilder()
-      .insert()
-      .values({
-        bundleId: id,
-        tenantId: input.tenant_id,
-        agentProfile: input.agent_profile ?? '',
-        createdAt: new Date(),
-      })
-      .orIgnore()
-      .execute();
+    await this.bundles.assign(
+      { bundleId: id, tenantId: input.tenant_id, agentProfile: input.agent_profile ?? '' },
+      new Date(),
+    );
     await this.state.changed();
     return this.present(bundle);
   }
 
   async unassign(id: string, input: AssignBundleDto): Promise<BundleDto> {
     const bundle = await this.find(id);
-    const result = await this.assignments.delete({
+    const removed = await this.bundles.unassign({
       bundleId: id,
       tenantId: input.tenant_id,
       agentProfile: input.agent_profile ?? '',
     });
-    if (!result.affected) {
+    if (!removed) {
       const whom = input.agent_profile
         ? `agent profile '${input.agent_profile}' of tenant '${input.tenant_id}'`
         : `tenant '${input.tenant_id}'`;
@@ -103,8 +92,13 @@ export class BundlesService {
     return this.present(bundle);
   }
 
+  /** Takes a tool being deleted out of every bundle, in the transaction that deletes it. */
+  async removeToolEverywhere(manager: EntityManager, toolId: string): Promise<void> {
+    await this.bundles.removeToolEverywhere(manager, toolId);
+  }
+
   private async find(id: string): Promise<BundleEntity> {
-    const bundle = await this.bundles.findOneBy({ id });
+    const bundle = await this.bundles.byId(id);
     if (!bundle) throw ApiError.notFound('bundle', id, 'id');
     return bundle;
   }
@@ -112,9 +106,7 @@ export class BundlesService {
   /** Every id must name a catalog tool; duplicates are dropped, order kept. */
   private async checkedTools(ids: string[]): Promise<string[]> {
     const unique = [...new Set(ids)];
-    const found = new Set(
-      (await this.dataSource.getRepository(ToolEntity).findBy({ id: In(unique) })).map((tool) => tool.id),
-    );
+    const found = new Set((await this.tools.byIds(unique)).map((tool) => tool.id));
     const index = ids.findIndex((id) => !found.has(id));
     if (index >= 0) throw ApiError.invalid(`No tool found with id '${ids[index]}'`, `tools[${index}]`, 'unknown_tool');
     return unique;
@@ -122,8 +114,8 @@ export class BundlesService {
 
   private async present(bundle: BundleEntity): Promise<BundleDto> {
     const [tools, assignments] = await Promise.all([
-      bundle.toolIds.length ? this.dataSource.getRepository(ToolEntity).findBy({ id: In(bundle.toolIds) }) : [],
-      this.assignments.find({ where: { bundleId: bundle.id }, order: { tenantId: 'ASC', agentProfile: 'ASC' } }),
+      this.tools.byIds(bundle.toolIds),
+      this.bundles.assignmentsOf(bundle.id),
     ]);
     const byId = new Map(tools.map((tool) => [tool.id, tool]));
     return {

@@ -58,6 +58,25 @@ export function newCatalogEntry(fields: NewCatalogEntryFields): ToolEntity {
   });
 }
 
+/** What an entry's origin (a provider, an MCP server) defines, as opposed to what operators govern. */
+export interface OfferedDefinition {
+  description: string;
+  schema: JsonSchema;
+  outputSchema?: JsonSchema | null;
+  annotations?: Record<string, unknown> | null;
+}
+
+/** An existing entry takes its origin's current definition; tenant access, audit level and the rest stay. */
+export function applyDefinition(entry: ToolEntity, definition: OfferedDefinition, now: Date): void {
+  Object.assign(entry, {
+    description: definition.description,
+    schema: definition.schema,
+    outputSchema: definition.outputSchema ?? null,
+    annotations: definition.annotations ?? null,
+    updatedAt: now,
+  });
+}
+
 /** The MCP server a discovered tool came from, as much as the source entity says about it. */
 export interface McpServerOfTool {
   name: string;

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { ChangeEvents } from '../../database/change-events';
 import { BundleAssignmentEntity, BundleEntity } from './bundle.entity';
+import { BundleRepository } from './bundle.repository';
 import { ToolEntity } from './tool.entity';
+import { ToolRepository } from './tool.repository';
 
 export const CATALOG_CHANGED = 'catalog.changed';
 
@@ -23,7 +24,8 @@ export class CatalogState {
   private snapshot?: Promise<CatalogSnapshot>;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly tools: ToolRepository,
+    private readonly bundles: BundleRepository,
     private readonly events: ChangeEvents,
   ) {
     events.subscribe(CATALOG_CHANGED, () => this.invalidate());
@@ -53,9 +55,9 @@ export class CatalogState {
 
   private async load(): Promise<CatalogSnapshot> {
     const [tools, bundles, assignments] = await Promise.all([
-      this.dataSource.getRepository(ToolEntity).find(),
-      this.dataSource.getRepository(BundleEntity).find(),
-      this.dataSource.getRepository(BundleAssignmentEntity).find(),
+      this.tools.all(),
+      this.bundles.all(),
+      this.bundles.allAssignments(),
     ]);
     return {
       toolsByName: new Map(tools.map((tool) => [tool.name, tool])),

@@ -1,58 +1,42 @@
-import { Injectable, Optional } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { Identity } from '../../tenancy/request-context';
-import { Authorization, ResolvedTool, ToolPolicy } from '../invocation/tool-policy';
-import { FunctionRegistry } from '../registry/function-registry';
-import type { ToolExecutor } from '../tool-executor';
+import { AuthorizedTool, Authorization, ResolvedTool, ToolPolicy } from '../invocation/tool-policy';
 import { CatalogMetrics } from './catalog.metrics';
 import { CatalogState } from './catalog-state';
 import { RateLimiter } from './rate-limits/rate-limiter';
 import { denialFor, effectiveEntries } from './effective-tools';
 import type { ToolEntity } from './tool.entity';
 
-/** Executors of catalog tools other than built-ins (MCP sources), looked up by source type. */
-export abstract class CatalogExecutors {
-  abstract executorFor(tool: ToolEntity): ToolExecutor | undefined;
-}
-
 /**
  * The governed policy: approved and not stale -> tenant admitted; the rate limit is taken separately,
  * once the call is known to be valid.
  * A caller sees and runs only the tools of its effective set, and every refusal names its reason.
- * Reads the cached catalog, so only rate-limited tools cost a query per call.
+ * Reads the cached catalog once per call, so only rate-limited tools cost a query per call.
  */
 @Injectable()
 export class CatalogToolPolicy extends ToolPolicy {
   constructor(
     private readonly state: CatalogState,
-    private readonly registry: FunctionRegistry,
     private readonly metrics: CatalogMetrics,
     private readonly limiter: RateLimiter,
-    @Optional() private readonly executors?: CatalogExecutors,
   ) {
     super();
   }
 
   async effectiveTools(identity: Identity, requested?: string[]): Promise<ResolvedTool[]> {
     const snapshot = await this.state.get();
-    return effectiveEntries(snapshot, identity, requested).map((entry) => this.toResolved(entry));
+    return effectiveEntries(snapshot, identity, requested).map((entry) => toResolved(entry));
   }
 
-  async resolve(_identity: Identity, name: string): Promise<ResolvedTool | undefined> {
-    const entry = (await this.state.get()).toolsByName.get(name);
-    return entry && this.toResolved(entry);
-  }
-
-  async authorize(identity: Identity, tool: ResolvedTool): Promise<Authorization> {
+  async authorize(identity: Identity, name: string): Promise<AuthorizedTool | undefined> {
     const snapshot = await this.state.get();
-    const entry = snapshot.toolsByName.get(tool.name);
-    const denial = entry
-      ? denialFor(snapshot, entry, identity)
-      : { code: 'not_approved' as const, reason: `Tool '${tool.name}' was removed from the catalog` };
-    if (denial) {
-      this.metrics.denials.inc({ reason: denial.code });
-      return { allowed: false, status: 'denied', code: denial.code, reason: denial.reason };
-    }
-    return { allowed: true };
+    const entry = snapshot.toolsByName.get(name);
+    if (!entry) return undefined;
+    const tool = toResolved(entry);
+    const denial = denialFor(snapshot, entry, identity);
+    if (!denial) return { tool, access: { allowed: true } };
+    this.metrics.denials.inc({ reason: denial.code });
+    return { tool, access: { allowed: false, status: 'denied', code: denial.code, reason: denial.reason } };
   }
 
   async takeRateLimitSlot(identity: Identity, tool: ResolvedTool): Promise<Authorization> {
@@ -69,35 +53,31 @@ export class CatalogToolPolicy extends ToolPolicy {
       retryAfterSeconds: limit.retryAfterSeconds,
     };
   }
+}
 
-  private toResolved(entry: ToolEntity): ResolvedTool {
-    const source = entry.source;
-    return {
+function toResolved(entry: ToolEntity): ResolvedTool {
+  const source = entry.source;
+  return {
+    name: entry.name,
+    definition: {
       name: entry.name,
-      definition: {
-        name: entry.name,
-        description: entry.description,
-        parameters: entry.schema,
-        ...(entry.outputSchema && { returns: resultSchema(entry), outputSchema: entry.outputSchema }),
-        ...(entry.annotations && { annotations: entry.annotations }),
-        ...(entry.icons?.length && { icons: entry.icons }),
-      },
-      executor: this.executorFor(entry),
-      source: source.type,
-      origin: source.provider ?? source.server_name ?? source.template ?? source.type,
-      governance: {
-        toolId: entry.id,
-        auditLevel: entry.auditLevel,
-        rateLimit: entry.rateLimit,
-        credentialKey: source.credential_key,
-      },
-    };
-  }
-
-  private executorFor(entry: ToolEntity): ToolExecutor | undefined {
-    if (entry.source.type === 'builtin') return this.registry.canExecute(entry.name) ? this.registry : undefined;
-    return this.executors?.executorFor(entry);
-  }
+      description: entry.description,
+      parameters: entry.schema,
+      ...(entry.outputSchema && { returns: resultSchema(entry), outputSchema: entry.outputSchema }),
+      ...(entry.annotations && { annotations: entry.annotations }),
+      ...(entry.icons?.length && { icons: entry.icons }),
+    },
+    source,
+    origin: source.provider ?? source.server_name ?? source.template ?? source.type,
+    governance: {
+      toolId: entry.id,
+      auditLevel: entry.auditLevel,
+      rateLimit: entry.rateLimit,
+      credentialKey: source.credential_key,
+    },
+    ...(entry.outputScan && { outputScan: entry.outputScan }),
+    ...(entry.ownerTenantId !== null && { registeredBy: entry.ownerTenantId }),
+  };
 }
 
 /**

@@ -1,3 +1,5 @@
+import type { ToolSourceDescriptor } from '../tool-executor';
+
 /** The values a catalog tool entry's fields may take. */
 export const SOURCE_TYPES = ['mcp', 'sandbox', 'function', 'builtin'] as const;
 export type SourceType = (typeof SOURCE_TYPES)[number];
@@ -26,17 +28,11 @@ export type OutputScanMode = (typeof OUTPUT_SCAN_MODES)[number];
 
 export const TENANT_ACCESS_MODES = ['all', 'allowlist', 'denylist'] as const;
 
-export interface ToolSource {
+/** What executors read of a tool's source, and what only registration and discovery use. */
+export interface ToolSource extends ToolSourceDescriptor {
   type: SourceType;
   server_url?: string;
-  server_name?: string;
-  tool_name?: string;
-  template?: string;
   entrypoint?: string;
-  /** Built-in tools: the provider serving them. */
-  provider?: string;
-  /** Key in the calling tenant's credential store, supplied at execution time. */
-  credential_key?: string;
 }
 
 export interface TenantAccess {

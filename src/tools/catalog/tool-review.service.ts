@@ -3,7 +3,6 @@ import { DataSource, EntityManager } from 'typeorm';
 import { ApiError } from '../../common/api-error';
 import { newId } from '../../common/ids';
 import { ListPage, ListQueryDto } from '../../common/list.dto';
-import { paginate } from '../../common/paginate';
 import { AppConfig } from '../../config/app-config';
 import { BackgroundTasks } from '../../observability/background';
 import type { Identity } from '../../tenancy/request-context';
@@ -14,6 +13,8 @@ import { CatalogState } from './catalog-state';
 import { contentHash } from './content-hash';
 import { allowedDecisions, canTransition } from './review-transitions';
 import { ToolReviewEntity } from './tool-review.entity';
+import { ToolReviewRepository } from './tool-review.repository';
+import { ToolRepository } from './tool.repository';
 import { presentTool } from './tool.presenter';
 import { JudgeRecord, ToolEntity } from './tool.entity';
 import { ReviewJudge } from './review-judge';
@@ -35,6 +36,8 @@ export class ToolReviewService implements OnApplicationBootstrap {
 
   constructor(
     private readonly dataSource: DataSource,
+    private readonly tools: ToolRepository,
+    private readonly history: ToolReviewRepository,
     private readonly state: CatalogState,
     private readonly metrics: CatalogMetrics,
     private readonly config: AppConfig,
@@ -50,9 +53,7 @@ export class ToolReviewService implements OnApplicationBootstrap {
   /** An admin's decision. A transition the workflow does not allow answers 409 naming the allowed ones. */
   async review(reviewer: Identity, toolId: string, input: ReviewToolDto): Promise<ToolDto> {
     const tool = await this.dataSource.transaction(async (manager) => {
-      const entity = await manager
-        .getRepository(ToolEntity)
-        .findOne({ where: { id: toolId }, lock: { mode: 'pessimistic_write' } });
+      const entity = await this.tools.lockById(manager, toolId);
       if (!entity) throw ApiError.notFound('tool', toolId, 'id');
       if (input.definition_hash !== undefined && input.definition_hash !== contentHash(entity)) {
         throw ApiError.conflict(
@@ -110,8 +111,8 @@ export class ToolReviewService implements OnApplicationBootstrap {
       entity.reviewedAt = review.createdAt;
     }
     entity.updatedAt = review.createdAt;
-    await manager.getRepository(ToolEntity).save(entity);
-    await manager.getRepository(ToolReviewEntity).insert(review);
+    await this.tools.save(entity, manager);
+    await this.history.insert(manager, review);
     this.metrics.reviews.inc({ decision });
   }
 
@@ -192,11 +193,7 @@ export class ToolReviewService implements OnApplicationBootstrap {
       try {
         do {
           this.judgeAgain = false;
-          const waiting: { id: string }[] = await this.dataSource.query(
-            `SELECT id FROM tools WHERE auto_review->'judge'->>'status' IN ('pending', 'unavailable') ORDER BY updated_at LIMIT $1`,
-            [JUDGE_BATCH],
-          );
-          for (const { id } of waiting) await this.judgeOne(id);
+          for (const id of await this.tools.awaitingJudge(JUDGE_BATCH)) await this.judgeOne(id);
         } while (this.judgeAgain);
       } finally {
         this.judging = false;
@@ -205,7 +202,7 @@ export class ToolReviewService implements OnApplicationBootstrap {
   }
 
   private async judgeOne(id: string): Promise<void> {
-    const tool = await this.dataSource.getRepository(ToolEntity).findOneBy({ id });
+    const tool = await this.tools.byId(id);
     const hash = tool && contentHash(tool);
     if (!tool || this.currentJudgement(tool)?.status === 'done' || tool.autoReview.judge?.content_hash !== hash) return;
     let outcome: Pick<JudgeRecord, 'status' | 'verdict' | 'families' | 'evidence' | 'error'>;
@@ -216,9 +213,7 @@ export class ToolReviewService implements OnApplicationBootstrap {
       outcome = { status: 'unavailable', error: (error as Error).message };
     }
     await this.dataSource.transaction(async (manager) => {
-      const current = await manager
-        .getRepository(ToolEntity)
-        .findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+      const current = await this.tools.lockById(manager, id);
       // The definition moved while the model thought: that judgement is about something else.
       if (!current || contentHash(current) !== hash || current.autoReview.judge?.content_hash !== hash) return;
       const awaiting = current.autoReview.judge?.awaiting;
@@ -231,7 +226,7 @@ export class ToolReviewService implements OnApplicationBootstrap {
           ...(outcome.status !== 'done' && awaiting && { awaiting }),
         },
       };
-      await manager.getRepository(ToolEntity).save(current);
+      await this.tools.save(current, manager);
       if (outcome.status !== 'done' || !awaiting || current.securityStatus !== 'unreviewed') return;
       const blocker = this.automaticApprovalBlocker(current);
       if (blocker === undefined)
@@ -301,11 +296,7 @@ export class ToolReviewService implements OnApplicationBootstrap {
   }
 
   async reviews(toolId: string, query: ListQueryDto): Promise<ListPage<ToolReviewDto>> {
-    const builder = this.dataSource
-      .getRepository(ToolReviewEntity)
-      .createQueryBuilder('review')
-      .where('review.toolId = :toolId', { toolId });
-    return paginate(builder, { ...query, order: query.order ?? 'asc' }, (review) => ({
+    return this.history.pageOfTool(toolId, query, (review) => ({
       id: review.id,
       object: 'tool_review' as const,
       tool_id: review.toolId,

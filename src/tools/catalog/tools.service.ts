@@ -1,9 +1,8 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
-import { DataSource, Repository } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { ApiError } from '../../common/api-error';
 import { formatViolations, JsonSchemaValidator, schemaProblems } from '../../common/json-schema';
 import { ListPage } from '../../common/list.dto';
-import { paginate } from '../../common/paginate';
 import type { Identity } from '../../tenancy/request-context';
 import { AppConfig } from '../../config/app-config';
 import type { ToolSource } from './catalog.types';
@@ -15,6 +14,8 @@ import { effectiveEntries } from './effective-tools';
 import { SYSTEM_REVIEWER, ToolReviewService } from './tool-review.service';
 import { presentTool } from './tool.presenter';
 import { ToolEntity } from './tool.entity';
+import { ToolRepository } from './tool.repository';
+import { BundlesService } from './bundles.service';
 import type { AutoReviewDto, CreateToolDto, ListToolsQueryDto, ToolDto, UpdateToolDto } from './tools.dto';
 
 /** Fields of built-in entries that operators may change; the rest comes from the provider. */
@@ -24,17 +25,15 @@ const ADMIN_ONLY = ['tenant_access', 'audit_level', 'rate_limit', 'output_scan']
 
 @Injectable()
 export class ToolsService {
-  private readonly tools: Repository<ToolEntity>;
-
   constructor(
     private readonly dataSource: DataSource,
+    private readonly tools: ToolRepository,
+    private readonly bundles: BundlesService,
     private readonly state: CatalogState,
     private readonly reviews: ToolReviewService,
     private readonly schemas: JsonSchemaValidator,
     private readonly config: AppConfig,
-  ) {
-    this.tools = dataSource.getRepository(ToolEntity);
-  }
+  ) {}
 
   async create(caller: Identity, input: CreateToolDto): Promise<ToolDto> {
     if (caller.role !== 'admin') {
@@ -69,14 +68,11 @@ export class ToolsService {
       );
     }
     await this.dataSource.transaction(async (manager) => {
-      await manager
-        .getRepository(ToolEntity)
-        .save(entity)
-        .catch((error: { code?: string; driverError?: { code?: string } }) => {
-          if ((error.driverError?.code ?? error.code) === '23505')
-            throw ApiError.conflict(`A tool named '${input.name}' already exists`, 'name_taken', 'name');
-          throw error;
-        });
+      await this.tools.save(entity, manager).catch((error: { code?: string; driverError?: { code?: string } }) => {
+        if ((error.driverError?.code ?? error.code) === '23505')
+          throw ApiError.conflict(`A tool named '${input.name}' already exists`, 'name_taken', 'name');
+        throw error;
+      });
       if (requested !== 'unreviewed') {
         await this.reviews.decide(manager, entity, requested, caller.subject, 'set at registration by an admin');
       } else if (this.reviews.qualifiesForAutoApproval(entity)) {
@@ -96,25 +92,21 @@ export class ToolsService {
 
   /** Admins see every entry; a member sees its effective tools plus the entries its tenant registered. */
   async list(caller: Identity, query: ListToolsQueryDto): Promise<ListPage<ToolDto>> {
-    const builder = this.tools.createQueryBuilder('tool');
-    if (caller.role !== 'admin') {
-      const visible = effectiveEntries(await this.state.get(), caller).map((tool) => tool.id);
-      builder.where(
-        visible.length ? '(tool.ownerTenantId = :tenant OR tool.id IN (:...visible))' : 'tool.ownerTenantId = :tenant',
-        {
-          tenant: caller.tenantId,
-          visible,
-        },
-      );
-    }
-    if (query.type) builder.andWhere(`tool.source ->> 'type' = :type`, { type: query.type });
-    if (query.tag) builder.andWhere(':tag = ANY(tool.tags)', { tag: query.tag });
-    if (query.security_status) builder.andWhere('tool.securityStatus = :status', { status: query.security_status });
-    if (query.q) {
-      const pattern = `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      builder.andWhere('(tool.name ILIKE :pattern OR tool.description ILIKE :pattern)', { pattern });
-    }
-    return paginate(builder, query, (tool) => presentTool(tool, caller));
+    const visibleTo =
+      caller.role === 'admin'
+        ? undefined
+        : {
+            tenantId: caller.tenantId,
+            toolIds: effectiveEntries(await this.state.get(), caller).map((tool) => tool.id),
+          };
+    const filter = {
+      visibleTo,
+      type: query.type,
+      tag: query.tag,
+      securityStatus: query.security_status,
+      text: query.q,
+    };
+    return this.tools.page(filter, query, (tool) => presentTool(tool, caller));
   }
 
   async get(caller: Identity, id: string): Promise<ToolDto> {
@@ -142,8 +134,7 @@ export class ToolsService {
     }
     const others = await this.otherNames();
     const entity = await this.dataSource.transaction(async (manager) => {
-      const repo = manager.getRepository(ToolEntity);
-      const tool = await repo.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+      const tool = await this.tools.lockById(manager, id);
       if (!tool || !(await this.canSee(caller, tool))) throw ApiError.notFound('tool', id, 'id');
       this.checkUpdateRights(caller, tool, input);
       this.checkSize(input);
@@ -167,7 +158,7 @@ export class ToolsService {
           tool,
           others.filter((name) => name !== tool.name),
         );
-      await repo.save(tool);
+      await this.tools.save(tool, manager);
       const pinned = tool.securityStatus === 'reviewed' || tool.securityStatus === 'approved';
       // Permissions are part of what a reviewer approved: widening them is a change like a new schema.
       if (changedFields.length > 0 && ((pinned && contentHash(tool) !== tool.reviewedHash) || tool.pendingChange)) {
@@ -186,7 +177,7 @@ export class ToolsService {
           old,
           new: after,
         };
-        await repo.save(tool);
+        await this.tools.save(tool, manager);
       }
       return tool;
     });
@@ -197,7 +188,7 @@ export class ToolsService {
 
   /** Admins only. Built-in entries belong to their provider and are switched off in config instead. */
   async remove(id: string): Promise<{ id: string; object: 'tool.deleted'; deleted: true }> {
-    const tool = await this.tools.findOneBy({ id });
+    const tool = await this.tools.byId(id);
     if (!tool) throw ApiError.notFound('tool', id, 'id');
     if (tool.source.type === 'builtin') {
       throw ApiError.conflict(
@@ -207,11 +198,8 @@ export class ToolsService {
       );
     }
     await this.dataSource.transaction(async (manager) => {
-      await manager.query(
-        `UPDATE bundles SET tool_ids = array_remove(tool_ids, $1), updated_at = now() WHERE $1 = ANY(tool_ids)`,
-        [id],
-      );
-      await manager.getRepository(ToolEntity).delete({ id });
+      await this.bundles.removeToolEverywhere(manager, id);
+      await this.tools.delete(manager, id);
     });
     await this.state.changed();
     return { id, object: 'tool.deleted', deleted: true };
@@ -219,7 +207,7 @@ export class ToolsService {
 
   /** The entry if the caller may see it; otherwise 404, so ids of other tenants' tools do not leak. */
   async visible(caller: Identity, id: string): Promise<ToolEntity> {
-    const tool = await this.tools.findOneBy({ id });
+    const tool = await this.tools.byId(id);
     if (!tool || !(await this.canSee(caller, tool))) throw ApiError.notFound('tool', id, 'id');
     return tool;
   }

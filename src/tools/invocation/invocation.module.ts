@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import { ObservabilityModule } from '../../observability/observability.module';
 import { TenancyModule } from '../../tenancy/tenancy.module';
 import { CatalogModule } from '../catalog/catalog.module';
@@ -7,12 +8,16 @@ import { InvocationMetrics } from './invocation.metrics';
 import { ToolCallsController } from './tool-calls.controller';
 import { ToolDefinitionsController } from './tool-definitions.controller';
 import { ToolDispatcher } from './tool-dispatcher';
+import { ToolExecutors } from './tool-executors';
 
-/** The dispatcher and its routes; the ToolPolicy it obeys comes from the catalog. */
+/**
+ * The dispatcher and its routes; the ToolPolicy it obeys comes from the catalog, the executors it calls
+ * are found by their `@ToolExecutorFor()` mark in whichever module provides them.
+ */
 @Module({
-  imports: [ObservabilityModule, TenancyModule, CatalogModule, CredentialsModule],
+  imports: [DiscoveryModule, ObservabilityModule, TenancyModule, CatalogModule, CredentialsModule],
   controllers: [ToolCallsController, ToolDefinitionsController],
-  providers: [ToolDispatcher, InvocationMetrics],
+  providers: [ToolDispatcher, ToolExecutors, InvocationMetrics],
   exports: [ToolDispatcher],
 })
 export class InvocationModule {}

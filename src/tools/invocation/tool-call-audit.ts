@@ -2,7 +2,7 @@ import type { Identity } from '../../tenancy/request-context';
 import type { ToolCallObject } from './tool-call';
 import type { ResolvedTool } from './tool-policy';
 
-/** Refusals answered as an HTTP error instead of a tool_call: arguments that do not fit, a function tool. */
+/** Calls refused as `invalid` before they could run: arguments that do not fit, a function tool. */
 export type CallRejection = 'invalid' | 'refused';
 
 /** What the dispatcher reports about each call it decided on (run, denied, rate limited or rejected). */

@@ -7,6 +7,7 @@ import { RequestContext } from '../../tenancy/request-context';
 import { SseStream } from './sse-stream';
 import { CreateToolCallDto, ToolCallDto } from './tool-calls.dto';
 import type { ToolCallObject } from './tool-call';
+import { toolCallAnswer } from './tool-call-answer';
 import { InvokeRequest, ToolDispatcher } from './tool-dispatcher';
 
 @ApiTags('Tool calls')
@@ -44,7 +45,7 @@ export class ToolCallsController {
       timeoutMs: body.timeout_ms,
     };
     if (!body.stream) {
-      const toolCall = await this.dispatcher.invoke(identity, request, { signal: clientGone.signal });
+      const toolCall = toolCallAnswer(await this.dispatcher.invoke(identity, request, { signal: clientGone.signal }));
       if (!response.writableEnded && !clientGone.signal.aborted) response.status(200).json(toolCall);
       return;
     }
@@ -53,11 +54,13 @@ export class ToolCallsController {
       stream.start();
       stream.send('tool_call.created', { tool_call: toolCall });
     };
-    const toolCall = await this.dispatcher.invoke(identity, request, {
-      signal: clientGone.signal,
-      onStart: created,
-      onProgress: (progress) => stream.send('tool_call.progress', { call_id: request.callId ?? null, progress }),
-    });
+    const toolCall = toolCallAnswer(
+      await this.dispatcher.invoke(identity, request, {
+        signal: clientGone.signal,
+        onStart: created,
+        onProgress: (progress) => stream.send('tool_call.progress', { call_id: request.callId ?? null, progress }),
+      }),
+    );
     // A call refused before it started (denied) still gets its created event, then the outcome.
     if (!stream.started) created({ ...toolCall, status: 'in_progress' });
     stream.send(toolCall.status === 'completed' ? 'tool_call.completed' : 'tool_call.failed', { tool_call: toolCall });

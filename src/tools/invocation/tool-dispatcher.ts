@@ -1,17 +1,18 @@
 import { BeforeApplicationShutdown, Injectable, Logger, Optional } from '@nestjs/common';
-import { ApiError } from '../../common/api-error';
 import { newId } from '../../common/ids';
 import { findTooDeep } from '../../common/json-depth';
-import { tooDeep } from '../../common/json-depth.middleware';
+import { tooDeepMessage } from '../../common/json-depth.middleware';
 import { formatViolations, JsonSchemaValidator } from '../../common/json-schema';
 import { AppConfig } from '../../config/app-config';
 import type { Identity } from '../../tenancy/request-context';
-import type { ToolContext, ToolResult } from '../tool-executor';
+import { Execution, outputOf, ToolContext, ToolPayload } from '../tool-executor';
+import type { AnsweredCall, CallResult } from './call-result';
 import { unknownToolMessage } from './did-you-mean';
 import { InvocationMetrics } from './invocation.metrics';
 import type { ToolCallObject, ToolCallStatus } from './tool-call';
 import { TenantCredentials } from './tenant-credentials';
-import { ToolCallAudit, ToolCallOutcome } from './tool-call-audit';
+import { CallRejection, ToolCallAudit } from './tool-call-audit';
+import { ToolExecutors } from './tool-executors';
 import { Authorization, ResolvedTool, ToolPolicy } from './tool-policy';
 
 export interface InvokeRequest {
@@ -44,7 +45,8 @@ class CallAborted extends Error {
  * The only path by which any tool runs: resolve -> authorize (approval, tenant access) -> refuse function
  * tools -> validate arguments -> take a rate-limit slot -> audit `started` -> execute -> validate result ->
  * audit the outcome -> metrics. Every refusal is audited too. A failing tool becomes a failed tool_call,
- * never an HTTP 500.
+ * never an HTTP 500. The answer is a CallResult; how it is shown (HTTP status, MCP result, response item)
+ * is up to the surface that asked.
  */
 @Injectable()
 export class ToolDispatcher implements BeforeApplicationShutdown {
@@ -57,47 +59,53 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
     private readonly config: AppConfig,
     private readonly metrics: InvocationMetrics,
     private readonly credentials: TenantCredentials,
+    private readonly executors: ToolExecutors,
     @Optional() private readonly audit?: ToolCallAudit,
   ) {}
 
-  async invoke(identity: Identity, request: InvokeRequest, options: InvokeOptions = {}): Promise<ToolCallObject> {
+  async invoke(identity: Identity, request: InvokeRequest, options: InvokeOptions = {}): Promise<CallResult> {
     const toolCall = this.newToolCall(request);
-    const tool = await this.resolve(identity, request.name);
+    const authorized = await this.policy.authorize(identity, request.name);
+    if (!authorized) return this.unknownTool(identity, request.name);
+    const { tool, access } = authorized;
     const rawArguments = request.arguments;
-
-    const access = await this.policy.authorize(identity, tool);
     if (!access.allowed) return this.refuse(identity, tool, rawArguments, toolCall, access);
 
-    if (tool.source === 'function') {
-      throw await this.reject(
-        { identity, tool, arguments: rawArguments, toolCall, rejection: 'refused' },
-        ApiError.invalid(
-          `Tool '${tool.name}' is a function tool: the client executes it, so it cannot be run here`,
-          'name',
-          'client_executed_tool',
-        ),
-      );
+    if (tool.source.type === 'function') {
+      return this.reject(identity, tool, rawArguments, toolCall, 'refused', {
+        status: 'invalid',
+        message: `Tool '${tool.name}' is a function tool: the client executes it, so it cannot be run here`,
+        param: 'name',
+        code: 'client_executed_tool',
+      });
     }
     const args = this.validArguments(tool, rawArguments);
-    if (args instanceof ApiError)
-      throw await this.reject({ identity, tool, arguments: rawArguments, toolCall, rejection: 'invalid' }, args);
+    if ('invalid' in args)
+      return args.audited ? this.reject(identity, tool, rawArguments, toolCall, 'invalid', args.invalid) : args.invalid;
 
     // Last, so that only a call that is going to run takes a slot.
     const slot = await this.policy.takeRateLimitSlot(identity, tool);
-    if (!slot.allowed) return this.refuse(identity, tool, args, toolCall, slot);
+    if (!slot.allowed) return this.refuse(identity, tool, args.value, toolCall, slot);
 
-    const record = await this.audit?.start({ identity, tool, arguments: args, toolCall });
+    const record = await this.audit?.start({ identity, tool, arguments: args.value, toolCall });
     const started = performance.now();
     options.onStart?.({ ...toolCall });
-    const { status, output, error, metadata } = await this.execute(identity, tool, toolCall, args, request, options);
+    const end = await this.execute(identity, tool, toolCall, args.value, request, options);
     const done = {
-      ...finish(toolCall, status, output, error, performance.now() - started),
-      ...(metadata && { metadata }),
+      ...finish(
+        toolCall,
+        end.status,
+        end.payload ? outputOf(end.payload) : null,
+        end.error,
+        performance.now() - started,
+      ),
+      ...(end.injectionSuspected && { metadata: { injection_suspected: true } }),
     };
-    this.metrics.duration.observe({ tool_name: tool.name, source: tool.source }, (done.duration_ms ?? 0) / 1000);
-    if (record !== undefined) await this.audit?.finish(record, { identity, tool, arguments: args, toolCall: done });
-    this.metrics.calls.inc({ tool_name: tool.name, source: tool.source, status: done.status });
-    return done;
+    this.metrics.duration.observe({ tool_name: tool.name, source: tool.source.type }, (done.duration_ms ?? 0) / 1000);
+    if (record !== undefined)
+      await this.audit?.finish(record, { identity, tool, arguments: args.value, toolCall: done });
+    this.metrics.calls.inc({ tool_name: tool.name, source: tool.source.type, status: done.status });
+    return answered(done, end.payload);
   }
 
   /** The caller's effective tools (for definitions and "did you mean"). */
@@ -125,40 +133,49 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
     };
   }
 
-  private async resolve(identity: Identity, name: string): Promise<ResolvedTool> {
-    const tool = await this.policy.resolve(identity, name);
-    if (tool) return tool;
+  private async unknownTool(identity: Identity, name: string): Promise<CallResult> {
     const known = (await this.policy.effectiveTools(identity)).map((t) => t.name);
-    throw ApiError.invalid(unknownToolMessage(name, known), 'name', 'unknown_tool');
+    return { status: 'unknown_tool', message: unknownToolMessage(name, known) };
   }
 
-  /** The parsed arguments, or the 400 that explains why they do not fit the tool's schema. */
-  private validArguments(tool: ResolvedTool, raw: unknown): unknown {
+  /**
+   * The parsed arguments, or why they do not fit the tool's schema. Arguments nested too deep are refused
+   * as a request body would be, unaudited: the audit redactor would have to walk them.
+   */
+  private validArguments(
+    tool: ResolvedTool,
+    raw: unknown,
+  ): { value: unknown } | { invalid: Invalid; audited: boolean } {
     let args = raw ?? {};
     if (typeof args === 'string') {
       try {
         args = args.trim() === '' ? {} : JSON.parse(args);
       } catch (error) {
-        return ApiError.invalid(
-          `arguments is not valid JSON: ${(error as Error).message}`,
-          'arguments',
-          'invalid_arguments',
-        );
+        return { invalid: invalidArguments(`arguments is not valid JSON: ${(error as Error).message}`), audited: true };
       }
       // A string escapes the body's depth check; the parsed value must pass it before validation walks it.
       const maxDepth = this.config.server.max_json_depth;
       const tooDeepAt = findTooDeep(args, maxDepth, 'arguments');
-      if (tooDeepAt !== undefined) throw tooDeep(tooDeepAt, maxDepth);
+      if (tooDeepAt !== undefined) {
+        return {
+          invalid: {
+            status: 'invalid',
+            message: tooDeepMessage(tooDeepAt, maxDepth),
+            param: tooDeepAt,
+            code: 'nesting_too_deep',
+          },
+          audited: false,
+        };
+      }
     }
     const violations = this.schemas.validate(tool.definition.parameters, args);
     if (violations.length > 0) {
-      return ApiError.invalid(
-        `Invalid arguments for tool '${tool.name}': ${formatViolations(violations)}`,
-        'arguments',
-        'invalid_arguments',
-      );
+      return {
+        invalid: invalidArguments(`Invalid arguments for tool '${tool.name}': ${formatViolations(violations)}`),
+        audited: true,
+      };
     }
-    return args;
+    return { value: args };
   }
 
   private async execute(
@@ -169,11 +186,11 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
     request: InvokeRequest,
     options: InvokeOptions,
   ): Promise<CallEnd> {
-    const executor = tool.executor;
-    if (!executor) {
+    const executor = this.executors.for(tool.source.type);
+    if (!executor?.canExecute(tool)) {
       return failure(
         'not_executable',
-        `Tool '${tool.name}' cannot run: its ${tool.source} source '${tool.origin}' is not available`,
+        `Tool '${tool.name}' cannot run: its ${tool.source.type} source '${tool.origin}' is not available`,
       );
     }
     const credential = await this.credentialFor(identity, tool);
@@ -205,7 +222,7 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
     };
     try {
       const result = await runUntilAborted(
-        () => executor.execute({ id: toolCall.call_id, name: tool.name, arguments: args }, context),
+        () => executor.execute(tool, { id: toolCall.call_id, name: tool.name, arguments: args }, context),
         controller.signal,
       );
       return this.judgeResult(tool, result);
@@ -214,13 +231,11 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
       if (cause === 'client')
         return {
           status: 'cancelled',
-          output: null,
           error: { code: 'cancelled', message: 'The client went away; the call was cancelled' },
         };
       if (cause === 'shutdown')
         return {
           status: 'cancelled',
-          output: null,
           error: { code: 'shutdown', message: 'The service is shutting down; the call was cancelled' },
         };
       this.logger.warn({ err: error, tool: tool.name }, 'Tool execution threw');
@@ -252,41 +267,40 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
     }
   }
 
-  private judgeResult(tool: ResolvedTool, result: ToolResult): CallEnd {
-    if (result.refusal) return failure(result.refusal.code, result.refusal.message);
-    const outcome = this.checkResult(tool, result);
+  private judgeResult(tool: ResolvedTool, result: Execution): CallEnd {
+    if ('refusal' in result) return failure(result.refusal.code, result.refusal.message);
+    const outcome = this.checkResult(tool, result.payload, result.isError);
     // A flagged result still goes to the caller, marked, whether it succeeded or failed.
-    return result.metadata?.injection_suspected === true
-      ? { ...outcome, metadata: { injection_suspected: true } }
-      : outcome;
+    return result.injectionSuspected ? { ...outcome, injectionSuspected: true } : outcome;
   }
 
-  private checkResult(tool: ResolvedTool, result: ToolResult): CallEnd {
+  private checkResult(tool: ResolvedTool, payload: ToolPayload, isError: boolean): CallEnd {
+    const output = outputOf(payload);
     // Results often come from remote servers: one nested too deep to walk fails this call, not the process.
     const maxDepth = this.config.server.max_json_depth;
-    const tooDeepAt = findTooDeep(result.output, maxDepth, 'output');
+    const tooDeepAt = findTooDeep(output, maxDepth, 'output');
     if (tooDeepAt !== undefined) {
       return failure(
         'result_too_deep',
         `Tool '${tool.name}' returned a result nested more than ${maxDepth} levels deep (at '${tooDeepAt}')`,
       );
     }
-    if (result.isError) {
+    if (isError) {
       return {
         status: 'failed',
-        output: result.output,
-        error: { code: 'tool_error', message: errorMessageOf(result.output, tool.name) },
+        payload,
+        error: { code: 'tool_error', message: errorMessageOf(payload, tool.name) },
       };
     }
     const returns = tool.definition.returns;
-    const violations = returns ? this.schemas.validate(returns, result.output) : [];
+    const violations = returns ? this.schemas.validate(returns, output) : [];
     if (violations.length > 0) {
       return failure(
         'invalid_result',
         `Tool '${tool.name}' returned a result that does not match its result schema: ${formatViolations(violations)}`,
       );
     }
-    return { status: 'completed', output: result.output, error: null };
+    return { status: 'completed', payload, error: null };
   }
 
   private timeoutFor(requested: number | undefined): number {
@@ -294,29 +308,34 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
     return Math.min(requested ?? default_timeout, max_timeout);
   }
 
-  /** A call the policy turned away (denied, rate limited): audited, counted, answered as a tool_call or a 429. */
+  /** A call the policy turned away (denied, rate limited): audited, counted, answered with its reason. */
   private async refuse(
     identity: Identity,
     tool: ResolvedTool,
     args: unknown,
     toolCall: ToolCallObject,
     refusal: Extract<Authorization, { allowed: false }>,
-  ): Promise<ToolCallObject> {
+  ): Promise<CallResult> {
     const refused = finish(toolCall, refusal.status, null, { code: refusal.code, message: refusal.reason });
     await this.audit?.record({ identity, tool, arguments: args, toolCall: refused });
-    this.metrics.calls.inc({ tool_name: tool.name, source: tool.source, status: refused.status });
-    if (refusal.status === 'rate_limited') throw rateLimited(refusal.reason, refusal.retryAfterSeconds);
-    return refused;
+    this.metrics.calls.inc({ tool_name: tool.name, source: tool.source.type, status: refused.status });
+    if (refusal.status === 'rate_limited')
+      return { status: 'rate_limited', toolCall: refused, retryAfterSeconds: refusal.retryAfterSeconds ?? 1 };
+    return { status: 'denied', toolCall: refused };
   }
 
-  /** A call that cannot run as asked (invalid arguments, a function tool): audited, then answered with the 400. */
-  private async reject(outcome: ToolCallOutcome, error: ApiError): Promise<ApiError> {
-    const toolCall = finish(outcome.toolCall, 'failed', null, {
-      code: error.code ?? 'invalid_request',
-      message: error.message,
-    });
-    await this.audit?.record({ ...outcome, toolCall });
-    return error;
+  /** A call that cannot run as asked (invalid arguments, a function tool): audited as failed, answered as invalid. */
+  private async reject(
+    identity: Identity,
+    tool: ResolvedTool,
+    args: unknown,
+    toolCall: ToolCallObject,
+    rejection: CallRejection,
+    invalid: Invalid,
+  ): Promise<CallResult> {
+    const failed = finish(toolCall, 'failed', null, { code: invalid.code, message: invalid.message });
+    await this.audit?.record({ identity, tool, arguments: args, toolCall: failed, rejection });
+    return invalid;
   }
 }
 
@@ -352,29 +371,40 @@ function finish(
   };
 }
 
-/** How a call that ran ended; `metadata` only when there is something to say about the result. */
-type CallEnd = Pick<ToolCallObject, 'status' | 'output' | 'error' | 'metadata'>;
+type Invalid = Extract<CallResult, { status: 'invalid' }>;
 
-function failure(code: string, message: string): Pick<ToolCallObject, 'status' | 'output' | 'error'> {
-  return { status: 'failed', output: null, error: { code, message } };
+function invalidArguments(message: string): Invalid {
+  return { status: 'invalid', message, param: 'arguments', code: 'invalid_arguments' };
 }
 
-function errorMessageOf(output: unknown, toolName: string): string {
+/** How a call that ran ended; `payload` when the tool answered, whether it succeeded or reported an error. */
+interface CallEnd {
+  status: Extract<ToolCallStatus, 'completed' | 'failed' | 'cancelled'>;
+  payload?: ToolPayload;
+  error: ToolCallObject['error'];
+  injectionSuspected?: boolean;
+}
+
+function failure(code: string, message: string): CallEnd {
+  return { status: 'failed', error: { code, message } };
+}
+
+function answered(toolCall: ToolCallObject, payload: ToolPayload | undefined): AnsweredCall {
+  if (toolCall.status === 'completed') return { status: 'completed', toolCall, payload: payload! };
+  if (toolCall.status === 'failed') return { status: 'failed', toolCall, ...(payload && { payload }) };
+  return { status: 'cancelled', toolCall };
+}
+
+function errorMessageOf(payload: ToolPayload, toolName: string): string {
+  if (payload.kind === 'mcp') {
+    // MCP error results carry their message as text content.
+    const texts = payload.result.content.flatMap((item) => (item.type === 'text' && item.text ? [item.text] : []));
+    return texts.length > 0 ? texts.join('\n') : `Tool '${toolName}' reported an error`;
+  }
+  const output = payload.value;
   if (typeof output === 'string' && output !== '') return output;
-  // MCP error results carry their message as text content.
-  const content = (output as { content?: { type?: string; text?: string }[] } | null)?.content;
-  const texts = Array.isArray(content)
-    ? content.filter((item) => item?.type === 'text' && item.text).map((item) => item.text)
-    : [];
-  if (texts.length > 0) return texts.join('\n');
   const nested =
     (output as { error?: { message?: unknown }; message?: unknown } | null)?.error?.message ??
     (output as { message?: unknown } | null)?.message;
   return typeof nested === 'string' ? nested : `Tool '${toolName}' reported an error`;
-}
-
-function rateLimited(reason: string, retryAfterSeconds = 1): ApiError {
-  return new ApiError(429, 'rate_limit_error', reason, 'rate_limited', null, {
-    'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))),
-  });
 }

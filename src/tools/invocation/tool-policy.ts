@@ -1,13 +1,8 @@
 import type { Identity } from '../../tenancy/request-context';
-import type { ExecutorKind, ToolDefinition, ToolExecutor } from '../tool-executor';
+import type { ExecutableTool } from '../tool-executor';
 
-/** A tool as the dispatcher sees it: what it is, who runs it. */
-export interface ResolvedTool {
-  name: string;
-  definition: ToolDefinition;
-  /** Who runs it; absent for client-executed function tools and for sources that are not connected. */
-  executor?: ToolExecutor;
-  source: ExecutorKind;
+/** A tool as the dispatcher sees it: what it is, where it comes from, how it is governed. */
+export interface ResolvedTool extends ExecutableTool {
   /** The built-in provider or MCP source that serves it. */
   origin: string;
   /** The catalog entry's governance: audit level, rate limit, credential. */
@@ -25,8 +20,15 @@ export type Authorization =
   | { allowed: true }
   | { allowed: false; status: 'denied' | 'rate_limited'; code: string; reason: string; retryAfterSeconds?: number };
 
+/** A named tool and whether the caller may run it, both read from one catalog snapshot. */
+export interface AuthorizedTool {
+  tool: ResolvedTool;
+  access: Authorization;
+}
+
 /**
- * Decides which tools a caller sees and may run.
+ * Decides which tools a caller sees and may run. It only authorizes: who executes a tool is the
+ * dispatcher's business (by `source.type`).
  * The dispatcher depends on this contract only; the catalog supplies the governed implementation.
  */
 export abstract class ToolPolicy {
@@ -34,13 +36,11 @@ export abstract class ToolPolicy {
   abstract effectiveTools(identity: Identity, requested?: string[]): Promise<ResolvedTool[]>;
 
   /**
-   * The tool of that name, whether or not the caller may run it, or undefined when no tool has the name.
-   * Access is decided by `authorize`, so that a refused call is answered with its reason.
+   * The tool of that name with the decision whether the caller may run it at all (approval, tenant
+   * access), or undefined when no tool has the name. A refused tool is still returned, so that the
+   * refusal is answered with its reason. Spends nothing.
    */
-  abstract resolve(identity: Identity, name: string): Promise<ResolvedTool | undefined>;
-
-  /** Whether the caller may run this tool at all (approval, tenant access). Spends nothing. */
-  abstract authorize(identity: Identity, tool: ResolvedTool): Promise<Authorization>;
+  abstract authorize(identity: Identity, name: string): Promise<AuthorizedTool | undefined>;
 
   /**
    * Counts the call against the tool's rate limit, or refuses it when the window is full. Asked last,

@@ -3,9 +3,9 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { AppConfig } from '../../config/app-config';
 import { contentHash } from '../catalog/content-hash';
-import type { ToolEntity } from '../catalog/tool.entity';
-import { catalogContentOf, contentOf } from './mcp-tool-content';
 import { Clock } from '../../common/clock';
+import type { ExecutableTool } from '../tool-executor';
+import { contentOf, definitionContentOf } from './mcp-tool-content';
 
 /** A server answering more tools than this is not listed further (discovery stops at the same bound). */
 const MAX_LISTED_TOOLS = 10_000;
@@ -29,10 +29,10 @@ export class McpDefinitionCheck {
     private readonly clock: Clock,
   ) {}
 
-  async verify(client: Client, entry: ToolEntity, signal: AbortSignal): Promise<DefinitionVerdict> {
+  async verify(client: Client, entry: ExecutableTool, signal: AbortSignal): Promise<DefinitionVerdict> {
     // Only discovered entries (no registering tenant) hold the server's own definition. A tool registered by
     // hand describes the server's tool in its registrant's words: there is no server definition to compare.
-    if (entry.ownerTenantId !== null) return { ok: true };
+    if (entry.registeredBy !== undefined) return { ok: true };
     const offered = (await this.listing(client, signal)).get(entry.source.tool_name!);
     if (!offered)
       return {
@@ -40,7 +40,7 @@ export class McpDefinitionCheck {
         code: 'stale',
         message: `Tool '${entry.name}' is no longer offered by its MCP server; the call was not sent`,
       };
-    if (contentHash(contentOf(offered)) !== contentHash(catalogContentOf(entry)))
+    if (contentHash(contentOf(offered)) !== contentHash(definitionContentOf(entry.definition)))
       return {
         ok: false,
         code: 'pending_change',

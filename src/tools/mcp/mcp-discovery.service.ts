@@ -6,19 +6,22 @@ import { Clock } from '../../common/clock';
 import { schemaProblems } from '../../common/json-schema';
 import { withTimeout } from '../../common/timeout';
 import { AppConfig } from '../../config/app-config';
-import { AdvisoryLock } from '../../database/advisory-locks';
+import { AdvisoryLock, lockForTransaction } from '../../database/advisory-locks';
 import { BackgroundTasks } from '../../observability/background';
 import { MetricsRegistry } from '../../observability/metrics.registry';
-import { mcpToolSource, newCatalogEntry } from '../catalog/catalog-entry';
+import { CatalogDiscovery } from '../catalog/catalog-discovery.service';
+import { mcpToolSource, OfferedDefinition } from '../catalog/catalog-entry';
 import { CatalogState } from '../catalog/catalog-state';
 import { canonical, contentHash, ReviewedContent } from '../catalog/content-hash';
 import { oversizedField } from '../catalog/content-limits';
 import { SYSTEM_REVIEWER, ToolReviewService } from '../catalog/tool-review.service';
 import { PendingChange, ToolEntity } from '../catalog/tool.entity';
+import type { JsonSchema } from '../tool-executor';
 import { McpClientPool } from './mcp-client-pool';
 import { SsrfGuardedFetch } from './ssrf-guarded-fetch';
 import { McpHealth } from './mcp-health';
 import type { McpSourceEntity } from './mcp-source.entity';
+import { McpSourceRepository } from './mcp-source.repository';
 import { catalogName } from './mcp-tool-names';
 import { toolIcons } from './mcp-tool-icons';
 import { catalogContentOf, contentOf } from './mcp-tool-content';
@@ -72,6 +75,8 @@ export class McpDiscoveryService {
     private readonly dataSource: DataSource,
     private readonly pool: McpClientPool,
     private readonly reviews: ToolReviewService,
+    private readonly catalog: CatalogDiscovery,
+    private readonly sources: McpSourceRepository,
     private readonly state: CatalogState,
     private readonly health: McpHealth,
     private readonly config: AppConfig,
@@ -106,7 +111,7 @@ export class McpDiscoveryService {
       this.logger.warn(`MCP source '${source.name}': tool '${refusal.tool}' left out: ${refusal.message}`);
     const { result, changes } = await this.dataSource.transaction(async (manager) => {
       // Two replicas refreshing one source take turns; different sources proceed in parallel.
-      await manager.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [AdvisoryLock.mcpSource, source.id]);
+      await lockForTransaction(manager, AdvisoryLock.mcpSource, source.id);
       return this.apply(manager, source, tools);
     });
     result.rejected = rejected;
@@ -176,8 +181,7 @@ export class McpDiscoveryService {
     source: McpSourceEntity,
     tools: Tool[],
   ): Promise<{ result: DiscoveryResult; changes: SchemaChange[] }> {
-    const repo = manager.getRepository(ToolEntity);
-    const all = await repo.find();
+    const all = await this.catalog.entries(manager);
     const mine = new Map(
       all
         .filter((t) => t.source.type === 'mcp' && t.source.server_name === source.name)
@@ -207,69 +211,45 @@ export class McpDiscoveryService {
       if (!existing) {
         const name = catalogName(source.name, tool.name, taken);
         taken.add(name);
-        const entity = newCatalogEntry({
-          name,
-          description: content.description,
-          source: mcpToolSource(source, tool.name),
-          schema: content.schema as Record<string, unknown>,
-          outputSchema: content.outputSchema as Record<string, unknown> | null,
-          annotations: content.annotations as Record<string, unknown> | null,
-          icons: toolIcons(tool.icons),
-          tags: ['mcp', source.name],
-          auditLevel: source.defaultAuditLevel,
-          now,
-        });
-        this.reviews.assess(entity, otherNames);
-        await repo.save(entity);
-        const initial = trusted ? 'approved' : source.defaultSecurityStatus;
-        if (initial !== 'unreviewed') {
-          // A source's trust covers what it offers only while that passes the same checks as any other tool.
-          await this.reviews.decideAutomatically(
-            manager,
-            entity,
-            initial,
-            trusted ? 'config' : SYSTEM_REVIEWER,
-            trusted ? 'trusted MCP server from the config file' : `default status of MCP source '${source.name}'`,
-          );
-        } else if (this.reviews.qualifiesForAutoApproval(entity)) {
-          await this.reviews.decideAutomatically(
-            manager,
-            entity,
-            'approved',
-            SYSTEM_REVIEWER,
-            `auto-approved: automated review scored ${entity.autoReview.score}`,
-          );
-        }
+        await this.catalog.registerDiscovered(
+          manager,
+          {
+            name,
+            source: mcpToolSource(source, tool.name),
+            ...definitionOf(content),
+            icons: toolIcons(tool.icons),
+            tags: ['mcp', source.name],
+            auditLevel: source.defaultAuditLevel,
+            now,
+          },
+          otherNames,
+          trusted
+            ? { status: 'approved', reviewer: 'config', notes: 'trusted MCP server from the config file' }
+            : {
+                status: source.defaultSecurityStatus,
+                reviewer: SYSTEM_REVIEWER,
+                notes: `default status of MCP source '${source.name}'`,
+              },
+        );
         result.added.push(name);
         continue;
       }
       const wasStale = existing.stale;
-      existing.stale = false;
-      existing.source = mcpToolSource(source, tool.name);
-      existing.icons = toolIcons(tool.icons);
       const before = catalogContentOf(existing);
       const changedFields = FIELDS.filter(
         ([field]) => canonical(content[field] ?? null) !== canonical(before[field] ?? null),
       ).map(([, label]) => label);
-      if (changedFields.length === 0) {
-        existing.updatedAt = wasStale ? now : existing.updatedAt;
-        await repo.save(existing);
-        if (wasStale) result.revived.push(existing.name);
-        continue;
-      }
-      Object.assign(existing, {
-        description: content.description,
-        schema: content.schema,
-        outputSchema: content.outputSchema,
-        annotations: content.annotations,
-        updatedAt: now,
+      await this.catalog.refreshDiscovered(manager, existing, {
+        source,
+        toolName: tool.name,
+        icons: toolIcons(tool.icons),
+        changed: changedFields.length
+          ? { definition: definitionOf(content), otherNames: otherNames.filter((n) => n !== existing.name) }
+          : undefined,
+        now,
       });
-      this.reviews.assess(
-        existing,
-        otherNames.filter((n) => n !== existing.name),
-      );
-      await repo.save(existing);
       if (wasStale) result.revived.push(existing.name);
+      if (changedFields.length === 0) continue;
       result.changed.push(existing.name);
       const pinned = existing.securityStatus === 'reviewed' || existing.securityStatus === 'approved';
       const detail = changedFields.join(', ');
@@ -298,17 +278,14 @@ export class McpDiscoveryService {
       if (held) {
         // The pending change keeps what was last approved as `old` and always shows the current definition.
         const change = pendingChangeOf(existing.pendingChange?.old ?? presentContent(before), content, now);
-        existing.pendingChange = change;
-        await repo.save(existing);
+        await this.catalog.recordPendingChange(manager, existing, change);
         this.schemaChanges.inc({ source: source.name });
         changes.push({ tool: existing, change });
       }
     }
     for (const [toolName, entity] of mine) {
       if (seen.has(toolName) || entity.stale) continue;
-      entity.stale = true;
-      entity.updatedAt = now;
-      await repo.save(entity);
+      await this.catalog.markStale(manager, entity, now);
       result.stale.push(entity.name);
     }
     return { result, changes };
@@ -321,11 +298,13 @@ export class McpDiscoveryService {
     toolCount: number | null,
   ): Promise<void> {
     const now = this.clock.now();
-    await this.dataSource.query(
-      `UPDATE mcp_sources SET last_discovery_at = $2, last_discovery_status = $3, last_discovery_error = $4,
-              last_tool_count = coalesce($5, last_tool_count), next_refresh_at = $6 WHERE id = $1`,
-      [source.id, now, status, error, toolCount, new Date(now.getTime() + source.refreshIntervalMs)],
-    );
+    await this.sources.recordDiscovery(source.id, {
+      at: now,
+      status,
+      error,
+      toolCount,
+      nextRefreshAt: new Date(now.getTime() + source.refreshIntervalMs),
+    });
   }
 
   /** Best effort: a JSON notification to the configured webhook; failures are logged, never retried forever. */
@@ -366,6 +345,16 @@ function pendingChangeOf(old: Record<string, unknown>, content: ReviewedContent,
   const current = presentContent(content);
   const fields = Object.keys(current).filter((field) => canonical(old[field] ?? null) !== canonical(current[field]));
   return { detected_at: now.toISOString(), fields, old, new: current };
+}
+
+/** A server's tool as the catalog stores its definition. */
+function definitionOf(content: ReviewedContent): OfferedDefinition {
+  return {
+    description: content.description,
+    schema: content.schema as JsonSchema,
+    outputSchema: content.outputSchema as JsonSchema | null,
+    annotations: content.annotations as Record<string, unknown> | null,
+  };
 }
 
 function presentContent(content: ReviewedContent): Record<string, unknown> {

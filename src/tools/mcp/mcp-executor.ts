@@ -1,11 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AppConfig } from '../../config/app-config';
-import { CatalogState } from '../catalog/catalog-state';
 import { resultText, scanToolOutput } from '../catalog/output-scan';
-import { CatalogExecutors } from '../catalog/catalog-tool-policy';
-import type { ToolEntity } from '../catalog/tool.entity';
-import type { ToolCall, ToolContext, ToolExecutor, ToolResult } from '../tool-executor';
+import { ExecutableTool, Execution, ToolCall, ToolContext, ToolExecutor, ToolExecutorFor } from '../tool-executor';
 import { McpClientPool } from './mcp-client-pool';
 import { McpDefinitionCheck } from './mcp-definition-check';
 import { McpHealth } from './mcp-health';
@@ -18,73 +15,55 @@ class RefusedCall {
 }
 
 /**
- * Runs catalog tools of MCP sources through `tools/call` on a pooled client per (source, tenant
+ * Runs catalog tools of MCP sources (`source.type = mcp`) through `tools/call` on a pooled client per (source, tenant
  * credential). The call's AbortSignal cancels the MCP request (the SDK sends notifications/cancelled),
  * MCP progress notifications become ToolContext.progress events, and the result (text, image and
- * resource content, structuredContent, isError) is carried through faithfully.
+ * resource content, structuredContent, _meta, isError) is carried through faithfully.
  */
 @Injectable()
-export class McpExecutor extends CatalogExecutors implements ToolExecutor {
-  private readonly known = new Set<string>();
-
+@ToolExecutorFor('mcp')
+export class McpExecutor implements ToolExecutor {
   constructor(
-    private readonly state: CatalogState,
     private readonly sources: McpSourcesService,
     private readonly pool: McpClientPool,
     private readonly health: McpHealth,
     private readonly config: AppConfig,
     private readonly definitions: McpDefinitionCheck,
-  ) {
-    super();
+  ) {}
+
+  /** Whether the source is registered is known only by asking the database, at execution. */
+  canExecute(): boolean {
+    return true;
   }
 
-  executorFor(entry: ToolEntity): ToolExecutor | undefined {
-    if (entry.source.type !== 'mcp') return undefined;
-    this.known.add(entry.name);
-    return this;
-  }
-
-  canExecute(name: string): boolean {
-    return this.known.has(name);
-  }
-
-  async execute(call: ToolCall, ctx: ToolContext): Promise<ToolResult> {
-    const entry = (await this.state.get()).toolsByName.get(call.name);
-    const sourceName = entry?.source.server_name;
+  async execute(tool: ExecutableTool, call: ToolCall, ctx: ToolContext): Promise<Execution> {
+    const sourceName = tool.source.server_name;
     const source = sourceName ? await this.sources.byName(sourceName) : undefined;
-    if (!entry || !source) {
-      return {
-        callId: call.id,
-        isError: true,
-        output: { error: { message: `MCP source '${sourceName ?? '?'}' of tool '${call.name}' is not registered` } },
-      };
+    if (!source) {
+      const message = `MCP source '${sourceName ?? '?'}' of tool '${call.name}' is not registered`;
+      return { isError: true, payload: { kind: 'json', value: { error: { message } } } };
     }
     const credential = ctx.credential?.value;
     const started = performance.now();
     let ok = false;
     try {
-      const result = await this.callOnce(source, credential, entry, call, ctx).catch(async (error: unknown) => {
+      const result = await this.callOnce(source, credential, tool, call, ctx).catch(async (error: unknown) => {
         // Only a request that never reached the tool is sent again: a tool may not be idempotent.
         if (ctx.signal.aborted || !sessionLostBeforeSend(error)) throw error;
         // The server restarted or dropped our session: one fresh connection, then give up.
         await this.pool.discard(source, credential);
-        return this.callOnce(source, credential, entry, call, ctx);
+        return this.callOnce(source, credential, tool, call, ctx);
       });
       if (result instanceof RefusedCall) {
         // The catalog is behind the server: a refresh records the change (pending review) for everyone.
         this.pool.announceToolListChanged(source);
         ok = true;
-        return { callId: call.id, output: null, isError: true, refusal: result.refusal };
+        return { refusal: result.refusal };
       }
       ok = !result.isError;
-      const output: Record<string, unknown> = { content: result.content };
-      if (result.structuredContent !== undefined) output.structuredContent = result.structuredContent;
-      const scan = this.scan(entry, output);
+      const scan = this.scan(tool, result);
       if (scan === 'block')
         return {
-          callId: call.id,
-          output: null,
-          isError: true,
           // The text itself is not repeated: it is what must not reach the model.
           refusal: {
             code: 'injection_blocked',
@@ -92,10 +71,9 @@ export class McpExecutor extends CatalogExecutors implements ToolExecutor {
           },
         };
       return {
-        callId: call.id,
-        output,
+        payload: { kind: 'mcp', result },
         isError: result.isError === true,
-        ...(scan === 'flag' && { metadata: { injection_suspected: true } }),
+        ...(scan === 'flag' && { injectionSuspected: true }),
       };
     } finally {
       if (!ctx.signal.aborted) this.health.recordCall(source.name, ok, performance.now() - started);
@@ -103,25 +81,25 @@ export class McpExecutor extends CatalogExecutors implements ToolExecutor {
   }
 
   /** What to do with this result: the tool's mode when it reads like injection, or undefined to pass it on. */
-  private scan(entry: ToolEntity, output: Record<string, unknown>): 'flag' | 'block' | undefined {
-    const mode = entry.outputScan ?? this.config.catalog.output_scan;
+  private scan(tool: ExecutableTool, result: CallToolResult): 'flag' | 'block' | undefined {
+    const mode = tool.outputScan ?? this.config.catalog.output_scan;
     if (mode === 'off') return undefined;
     const maxChars = this.config.catalog.output_scan_max_chars;
-    return scanToolOutput(resultText(output, maxChars), maxChars).injectionSuspected ? mode : undefined;
+    return scanToolOutput(resultText(result, maxChars), maxChars).injectionSuspected ? mode : undefined;
   }
 
   private async callOnce(
     source: Parameters<McpClientPool['client']>[0],
     credential: string | undefined,
-    entry: ToolEntity,
+    tool: ExecutableTool,
     call: ToolCall,
     ctx: ToolContext,
   ): Promise<CallToolResult | RefusedCall> {
     const { client } = await this.pool.client(source, credential);
-    const verdict = await this.definitions.verify(client, entry, ctx.signal);
+    const verdict = await this.definitions.verify(client, tool, ctx.signal);
     if (!verdict.ok) return new RefusedCall({ code: verdict.code, message: verdict.message });
     return (await client.callTool(
-      { name: entry.source.tool_name!, arguments: (call.arguments ?? {}) as Record<string, unknown> },
+      { name: tool.source.tool_name!, arguments: (call.arguments ?? {}) as Record<string, unknown> },
       undefined,
       {
         signal: ctx.signal,

@@ -1,20 +1,19 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import ms from 'ms';
-import { DataSource, EntityManager, Repository } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { ApiError } from '../../common/api-error';
 import { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
 import { ListPage, ListQueryDto } from '../../common/list.dto';
-import { paginate } from '../../common/paginate';
 import { AppConfig } from '../../config/app-config';
 import { ChangeEvents } from '../../database/change-events';
-import { mcpToolSource } from '../catalog/catalog-entry';
+import { CatalogDiscovery } from '../catalog/catalog-discovery.service';
 import { CatalogState } from '../catalog/catalog-state';
 import { SecretResolver } from '../catalog/credentials/secret-resolver';
-import { ToolEntity } from '../catalog/tool.entity';
 import { McpClientPool } from './mcp-client-pool';
 import { McpHealth } from './mcp-health';
 import { McpSourceEntity } from './mcp-source.entity';
+import { McpSourceRepository } from './mcp-source.repository';
 import type { CreateMcpSourceDto, McpSourceDto, UpdateMcpSourceDto } from './mcp-sources.dto';
 import { assertUrlAllowed } from './ssrf-policy';
 
@@ -30,11 +29,12 @@ const MIN_REFRESH_MS = 10_000;
 @Injectable()
 export class McpSourcesService implements OnApplicationBootstrap {
   private readonly logger = new Logger('McpSources');
-  private readonly sources: Repository<McpSourceEntity>;
   private cache?: Promise<Map<string, McpSourceEntity>>;
 
   constructor(
     private readonly dataSource: DataSource,
+    private readonly sources: McpSourceRepository,
+    private readonly catalog: CatalogDiscovery,
     private readonly config: AppConfig,
     private readonly clock: Clock,
     private readonly events: ChangeEvents,
@@ -43,7 +43,6 @@ export class McpSourcesService implements OnApplicationBootstrap {
     private readonly health: McpHealth,
     secrets: SecretResolver,
   ) {
-    this.sources = dataSource.getRepository(McpSourceEntity);
     events.subscribe(SOURCES_CHANGED, () => (this.cache = undefined));
     events.onReset(() => (this.cache = undefined));
     for (const server of config.mcp_servers) {
@@ -56,7 +55,7 @@ export class McpSourcesService implements OnApplicationBootstrap {
     const now = this.clock.now();
     const configured = new Set(this.config.mcp_servers.map((server) => server.name));
     for (const server of this.config.mcp_servers) {
-      const existing = await this.sources.findOneBy({ name: server.name });
+      const existing = await this.sources.byName(server.name);
       if (existing && existing.origin !== 'config') {
         this.logger.error(
           `MCP server '${server.name}' from the config file clashes with an API-registered source of that name; the config entry is ignored`,
@@ -84,13 +83,17 @@ export class McpSourcesService implements OnApplicationBootstrap {
       };
       const changed = !existing || JSON.stringify({ ...pick(existing, fields) }) !== JSON.stringify(fields);
       if (!changed) continue;
-      await this.sources.save({
-        ...(existing ?? { id: newId('mcpsrc_'), name: server.name, createdAt: now, nextRefreshAt: null }),
-        ...fields,
-        updatedAt: now,
-      });
+      const source =
+        existing ??
+        Object.assign(new McpSourceEntity(), {
+          id: newId('mcpsrc_'),
+          name: server.name,
+          createdAt: now,
+          nextRefreshAt: null,
+        });
+      await this.sources.save(Object.assign(source, fields, { updatedAt: now }));
     }
-    const removed = (await this.sources.findBy({ origin: 'config' })).filter((source) => !configured.has(source.name));
+    const removed = (await this.sources.byOrigin('config')).filter((source) => !configured.has(source.name));
     for (const source of removed) await this.removeSource(source);
     await this.changed();
   }
@@ -104,7 +107,7 @@ export class McpSourcesService implements OnApplicationBootstrap {
       );
     await this.checkUrl(input.url);
     const now = this.clock.now();
-    const source = this.sources.create({
+    const source = Object.assign(new McpSourceEntity(), {
       id: newId('mcpsrc_'),
       name: input.name,
       origin: 'api',
@@ -134,11 +137,11 @@ export class McpSourcesService implements OnApplicationBootstrap {
   }
 
   list(query: ListQueryDto): Promise<ListPage<McpSourceDto>> {
-    return paginate(this.sources.createQueryBuilder('source'), query, presentSource);
+    return this.sources.page(query, presentSource);
   }
 
   async get(name: string): Promise<McpSourceEntity> {
-    const source = await this.sources.findOneBy({ name });
+    const source = await this.sources.byName(name);
     if (!source) throw ApiError.notFound('MCP source', name, 'name');
     return source;
   }
@@ -166,8 +169,9 @@ export class McpSourcesService implements OnApplicationBootstrap {
       updatedAt: this.clock.now(),
     });
     await this.dataSource.transaction(async (manager) => {
-      await manager.save(source);
-      if (input.auth !== undefined || input.url !== undefined) await this.resyncToolSources(manager, source);
+      await this.sources.save(source, manager);
+      // The tools take the new url and credential_key at once, not at the next refresh.
+      if (input.auth !== undefined || input.url !== undefined) await this.catalog.retargetServer(manager, source);
     });
     await this.pool.closeSource(source.id);
     await this.changed();
@@ -190,16 +194,12 @@ export class McpSourcesService implements OnApplicationBootstrap {
 
   /** Sources whose refresh is due, for the scheduler. */
   async due(): Promise<McpSourceEntity[]> {
-    return this.sources
-      .createQueryBuilder('source')
-      .where('source.autoDiscover = true')
-      .andWhere('(source.nextRefreshAt IS NULL OR source.nextRefreshAt <= :now)', { now: this.clock.now() })
-      .getMany();
+    return this.sources.due(this.clock.now());
   }
 
   private all(): Promise<Map<string, McpSourceEntity>> {
     if (!this.cache) {
-      const loading = this.sources.find().then((rows) => new Map(rows.map((source) => [source.name, source])));
+      const loading = this.sources.all().then((rows) => new Map(rows.map((source) => [source.name, source])));
       this.cache = loading;
       loading.catch(() => (this.cache = undefined));
     }
@@ -219,30 +219,12 @@ export class McpSourcesService implements OnApplicationBootstrap {
 
   private async removeSource(source: McpSourceEntity): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
-      await manager.query(
-        `UPDATE tools SET stale = true, updated_at = now() WHERE source->>'type' = 'mcp' AND source->>'server_name' = $1`,
-        [source.name],
-      );
-      await manager.delete(McpSourceEntity, { id: source.id });
+      await this.catalog.markServerStale(manager, source.name);
+      await this.sources.delete(manager, source.id);
     });
     await this.pool.closeSource(source.id);
     this.health.forget(source.name);
     await this.state.changed();
-  }
-
-  /**
-   * The source's tools take its new url and credential_key at once: waiting for the next refresh would
-   * keep sending the shared token where tenants' own credentials are now required (or the reverse).
-   */
-  private async resyncToolSources(manager: EntityManager, source: McpSourceEntity): Promise<void> {
-    const repo = manager.getRepository(ToolEntity);
-    const tools = await repo
-      .createQueryBuilder('tool')
-      .where(`tool.source ->> 'type' = 'mcp' AND tool.source ->> 'server_name' = :name`, { name: source.name })
-      .getMany();
-    for (const tool of tools) {
-      await repo.update({ id: tool.id }, { source: mcpToolSource(source, tool.source.tool_name!) });
-    }
   }
 
   /** The SSRF policy every registered URL passes (also used to check an import before anything is created). */

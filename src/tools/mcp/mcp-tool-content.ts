@@ -1,6 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ReviewedContent } from '../catalog/content-hash';
 import type { ToolEntity } from '../catalog/tool.entity';
+import type { ToolDefinition } from '../tool-executor';
 
 /** What a reviewer of an MCP tool sees, read from the server's tools/list entry. */
 export function contentOf(tool: Tool): ReviewedContent {
@@ -19,5 +20,15 @@ export function catalogContentOf(entry: ToolEntity): ReviewedContent {
     schema: entry.schema,
     outputSchema: entry.outputSchema,
     annotations: entry.annotations,
+  };
+}
+
+/** The same view of the definition a call was authorized with (read from the catalog entry). */
+export function definitionContentOf(definition: ToolDefinition): ReviewedContent {
+  return {
+    description: definition.description,
+    schema: definition.parameters,
+    outputSchema: definition.outputSchema ?? null,
+    annotations: definition.annotations ?? null,
   };
 }

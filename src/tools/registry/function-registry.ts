@@ -1,7 +1,15 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { MetricsRegistry } from '../../observability/metrics.registry';
-import type { ToolCall, ToolContext, ToolDefinition, ToolExecutor, ToolResult } from '../tool-executor';
+import {
+  ExecutableTool,
+  Execution,
+  ToolCall,
+  ToolContext,
+  ToolDefinition,
+  ToolExecutor,
+  ToolExecutorFor,
+} from '../tool-executor';
 import { FunctionProvider, FunctionProviderMeta } from './function-provider';
 import { controllerRoutes } from './provider-routes';
 import { RegistryMetrics } from './registry.metrics';
@@ -15,9 +23,11 @@ export interface BuiltinTool {
 /**
  * Collects every `@FunctionProvider()` service at start (through Nest's DiscoveryService, no list),
  * checks each honours the contract, refuses two providers claiming one tool name, and executes tools
- * as a single ToolExecutor, recording the execution metrics every provider gets without declaring them.
+ * as the single ToolExecutor of `source.type = builtin`, recording the execution metrics every provider
+ * gets without declaring them.
  */
 @Injectable()
+@ToolExecutorFor('builtin')
 export class FunctionRegistry implements ToolExecutor, OnModuleInit, BeforeApplicationShutdown {
   private readonly logger = new Logger('FunctionRegistry');
   private readonly providers: FunctionProvider[] = [];
@@ -77,11 +87,12 @@ export class FunctionRegistry implements ToolExecutor, OnModuleInit, BeforeAppli
     return entry && { provider: entry.provider, definition: entry.definition };
   }
 
-  canExecute(name: string): boolean {
-    return this.toolsByName.has(name);
+  /** A catalog entry outlives its provider being disabled: only loaded providers' tools run. */
+  canExecute(tool: ExecutableTool): boolean {
+    return this.toolsByName.has(tool.name);
   }
 
-  async execute(call: ToolCall, ctx: ToolContext): Promise<ToolResult> {
+  async execute(_tool: ExecutableTool, call: ToolCall, ctx: ToolContext): Promise<Execution> {
     const entry = this.toolsByName.get(call.name);
     if (!entry) throw new Error(`No built-in provider serves the tool "${call.name}"`);
     const labels = { provider: entry.provider, tool_name: call.name };
@@ -90,7 +101,7 @@ export class FunctionRegistry implements ToolExecutor, OnModuleInit, BeforeAppli
     try {
       const result = await entry.instance.execute(call, ctx);
       if (!result.isError) status = 'success';
-      return result;
+      return { payload: { kind: 'json', value: result.output }, isError: result.isError };
     } finally {
       stopTimer();
       this.metrics.executions.inc({ ...labels, status });

@@ -1,25 +1,20 @@
 import { Injectable } from '@nestjs/common';
-import { Brackets, DataSource, Repository, SelectQueryBuilder } from 'typeorm';
 import { ApiError } from '../../../common/api-error';
 import { ListPage } from '../../../common/list.dto';
 import type { Identity } from '../../../tenancy/request-context';
 import { AuditRecordEntity } from './audit-record.entity';
+import { AuditBound, AuditFilter, AuditRecordRepository } from './audit-record.repository';
 import type { AuditQueryDto, AuditRecordDto } from './audit.dto';
 
 const EXPORT_BATCH = 500;
 
 @Injectable()
 export class AuditQueryService {
-  private readonly records: Repository<AuditRecordEntity>;
-
-  constructor(dataSource: DataSource) {
-    this.records = dataSource.getRepository(AuditRecordEntity);
-  }
+  constructor(private readonly records: AuditRecordRepository) {}
 
   async list(caller: Identity, query: AuditQueryDto): Promise<ListPage<AuditRecordDto>> {
     const limit = query.limit ?? 100;
-    const builder = await this.filtered(caller, query);
-    const rows = await builder.take(limit + 1).getMany();
+    const rows = await this.records.list(await this.filter(caller, query), limit + 1);
     const page = rows.slice(0, limit);
     return {
       object: 'list',
@@ -37,7 +32,7 @@ export class AuditQueryService {
   async *export(caller: Identity, query: AuditQueryDto): AsyncGenerator<AuditRecordDto> {
     let page: AuditQueryDto = { ...query, order: query.order ?? 'asc' };
     for (;;) {
-      const rows = await (await this.filtered(caller, page)).take(EXPORT_BATCH).getMany();
+      const rows = await this.records.list(await this.filter(caller, page), EXPORT_BATCH);
       for (const row of rows) yield presentAuditRecord(row);
       if (rows.length < EXPORT_BATCH) return;
       const last = rows[rows.length - 1].id;
@@ -49,44 +44,30 @@ export class AuditQueryService {
    * Members are confined to their own tenant whatever they ask. `after`/`before` are times, or record
    * ids to page from (keyset on (timestamp, id)).
    */
-  private async filtered(caller: Identity, query: AuditQueryDto): Promise<SelectQueryBuilder<AuditRecordEntity>> {
-    const builder = this.records.createQueryBuilder('record');
+  private async filter(caller: Identity, query: AuditQueryDto): Promise<AuditFilter> {
     const tenantId = caller.role === 'admin' ? query.tenant_id : caller.tenantId;
-    if (tenantId) builder.andWhere('record.tenantId = :tenantId', { tenantId });
-    if (query.tool_name) builder.andWhere('record.toolName = :toolName', { toolName: query.tool_name });
-    if (query.tool_id) builder.andWhere('record.toolId = :toolId', { toolId: query.tool_id });
-    if (query.status) builder.andWhere('record.status = :status', { status: query.status });
-    if (query.response_id) builder.andWhere('record.responseId = :responseId', { responseId: query.response_id });
-    await this.bound(builder, query.after, '>', 'after', tenantId);
-    await this.bound(builder, query.before, '<', 'before', tenantId);
-    const direction = (query.order ?? 'desc') === 'asc' ? 'ASC' : 'DESC';
-    return builder.orderBy('record.createdAt', direction).addOrderBy('record.id', direction);
+    return {
+      tenantId,
+      toolName: query.tool_name,
+      toolId: query.tool_id,
+      status: query.status,
+      responseId: query.response_id,
+      after: await this.bound(query.after, 'after', tenantId),
+      before: await this.bound(query.before, 'before', tenantId),
+      order: query.order ?? 'desc',
+    };
   }
 
-  private async bound(
-    builder: SelectQueryBuilder<AuditRecordEntity>,
-    value: string | undefined,
-    comparator: '>' | '<',
-    param: string,
-    tenantId?: string,
-  ): Promise<void> {
-    if (!value) return;
+  private async bound(value: string | undefined, param: string, tenantId?: string): Promise<AuditBound | undefined> {
+    if (!value) return undefined;
     if (!value.startsWith('audit_')) {
       const time = new Date(value);
       if (Number.isNaN(time.getTime())) throw ApiError.invalid(`${param} is not a valid time`, param);
-      builder.andWhere(`record.createdAt ${comparator === '>' ? '>=' : '<'} :${param}Time`, { [`${param}Time`]: time });
-      return;
+      return { time };
     }
-    const cursor = await this.records.findOneBy({ id: value, ...(tenantId && { tenantId }) });
-    if (!cursor) throw ApiError.invalid(`No audit record found with id '${value}' to page from`, param);
-    builder.andWhere(
-      new Brackets((where) =>
-        where.where(`(record.createdAt, record.id) ${comparator} (:${param}At, :${param}Id)`, {
-          [`${param}At`]: cursor.createdAt,
-          [`${param}Id`]: cursor.id,
-        }),
-      ),
-    );
+    const record = await this.records.byId(value, tenantId);
+    if (!record) throw ApiError.invalid(`No audit record found with id '${value}' to page from`, param);
+    return { record };
   }
 }
 

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, Repository } from 'typeorm';
 import { Clock } from '../../../common/clock';
 import { newId } from '../../../common/ids';
 import { AppConfig } from '../../../config/app-config';
 import type { ToolCallStatus } from '../../invocation/tool-call';
 import { StartedRecord, ToolCallAudit, ToolCallOutcome } from '../../invocation/tool-call-audit';
-import { AuditRecordEntity, AuditStatus } from './audit-record.entity';
+import { AuditStatus } from './audit-record.entity';
+import { AuditRecordRepository } from './audit-record.repository';
 import { DEFAULT_SECRET_KEYS, Redactor } from './redaction';
 
 const STATUS: Record<ToolCallStatus, AuditStatus> = {
@@ -25,16 +25,14 @@ const STATUS: Record<ToolCallStatus, AuditStatus> = {
  */
 @Injectable()
 export class AuditTrail extends ToolCallAudit {
-  private readonly records: Repository<AuditRecordEntity>;
   private readonly redactor: Redactor;
 
   constructor(
-    dataSource: DataSource,
+    private readonly records: AuditRecordRepository,
     private readonly config: AppConfig,
     private readonly clock: Clock,
   ) {
     super();
-    this.records = dataSource.getRepository(AuditRecordEntity);
     this.redactor = new Redactor([...DEFAULT_SECRET_KEYS, ...config.audit.redact_keys]);
   }
 
@@ -67,7 +65,7 @@ export class AuditTrail extends ToolCallAudit {
   async finish(record: StartedRecord, outcome: ToolCallOutcome): Promise<void> {
     const level = auditLevelOf(outcome);
     if (!level) return;
-    await this.records.update({ id: record }, this.outcomeFields(outcome, level));
+    await this.records.update(record, this.outcomeFields(outcome, level));
   }
 
   /** Who called what, with which arguments: known before the call runs. */

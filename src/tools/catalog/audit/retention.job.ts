@@ -5,8 +5,9 @@ import { Clock } from '../../../common/clock';
 import { AppConfig } from '../../../config/app-config';
 import { AdvisoryLock, tryWithAdvisoryLock } from '../../../database/advisory-locks';
 import { BackgroundTasks, RepeatingTask } from '../../../observability/background';
-import { DEFAULT_AUDIT_RETENTION } from '../../../tenancy/tenant-settings.service';
+import { DEFAULT_AUDIT_RETENTION, TenantSettingsService } from '../../../tenancy/tenant-settings.service';
 import { RateLimiter } from '../rate-limits/rate-limiter';
+import { AuditRecordRepository, RetentionScope } from './audit-record.repository';
 
 /** Rate-limit counters are kept this long after their window starts (the longest window is a day). */
 const COUNTER_RETENTION_MS = 2 * 86_400_000;
@@ -32,6 +33,8 @@ export class RetentionJob implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly config: AppConfig,
     private readonly clock: Clock,
     private readonly limiter: RateLimiter,
+    private readonly records: AuditRecordRepository,
+    private readonly tenantSettings: TenantSettingsService,
     private readonly background: BackgroundTasks,
   ) {}
 
@@ -47,10 +50,10 @@ export class RetentionJob implements OnApplicationBootstrap, OnApplicationShutdo
 
   /** One pass; answers what it did, or undefined when another replica holds the lock. */
   runOnce(): Promise<{ stripped: number; deleted: number } | undefined> {
-    return tryWithAdvisoryLock(this.dataSource, AdvisoryLock.auditRetention, () => this.purge(this.dataSource));
+    return tryWithAdvisoryLock(this.dataSource, AdvisoryLock.auditRetention, () => this.purge());
   }
 
-  private async purge(db: DataSource): Promise<{ stripped: number; deleted: number }> {
+  private async purge(): Promise<{ stripped: number; deleted: number }> {
     const now = this.clock.now().getTime();
     const rules = await this.customRules();
     const defaults = {
@@ -59,35 +62,23 @@ export class RetentionJob implements OnApplicationBootstrap, OnApplicationShutdo
     };
     let stripped = 0;
     let deleted = 0;
-    const apply = async (where: string, params: unknown[], rule: { basicMs: number; fullMs: number }) => {
-      const strip = await db.query(
-        `UPDATE tool_audit_records SET input_args = NULL, output = NULL
-          WHERE audit_level = 'full' AND (input_args IS NOT NULL OR output IS NOT NULL) AND "timestamp" < $1 AND ${where}`,
-        [new Date(now - rule.fullMs), ...params],
-      );
-      const drop = await db.query(`DELETE FROM tool_audit_records WHERE "timestamp" < $1 AND ${where}`, [
-        new Date(now - rule.basicMs),
-        ...params,
-      ]);
-      stripped += strip[1] ?? 0;
-      deleted += drop[1] ?? 0;
+    const apply = async (scope: RetentionScope, rule: { basicMs: number; fullMs: number }) => {
+      const done = await this.records.applyRetention(scope, new Date(now - rule.fullMs), new Date(now - rule.basicMs));
+      stripped += done.stripped;
+      deleted += done.deleted;
     };
-    for (const rule of rules) await apply('tenant_id = $2', [rule.tenantId], rule);
-    await apply('NOT (tenant_id = ANY($2))', [rules.map((rule) => rule.tenantId)], defaults);
+    for (const rule of rules) await apply({ tenantId: rule.tenantId }, rule);
+    await apply({ exceptTenants: rules.map((rule) => rule.tenantId) }, defaults);
     await this.limiter.purge(new Date(now - COUNTER_RETENTION_MS));
     if (stripped || deleted) this.logger.log(`Stripped ${stripped} full audit records, deleted ${deleted}`);
     return { stripped, deleted };
   }
 
   private async customRules(): Promise<RetentionRule[]> {
-    const rows: { tenant_id: string; basic: string | null; full: string | null }[] = await this.dataSource.query(
-      `SELECT tenant_id, settings->'audit_retention'->>'basic_records' AS basic, settings->'audit_retention'->>'full_records' AS full
-         FROM tenant_settings WHERE settings ? 'audit_retention'`,
-    );
-    return rows.map((row) => ({
-      tenantId: row.tenant_id,
-      basicMs: ms((row.basic ?? DEFAULT_AUDIT_RETENTION.basic_records) as ms.StringValue),
-      fullMs: ms((row.full ?? DEFAULT_AUDIT_RETENTION.full_records) as ms.StringValue),
+    return (await this.tenantSettings.auditRetentionOverrides()).map((row) => ({
+      tenantId: row.tenantId,
+      basicMs: ms(row.basic_records as ms.StringValue),
+      fullMs: ms(row.full_records as ms.StringValue),
     }));
   }
 }

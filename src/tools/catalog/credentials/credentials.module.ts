@@ -1,10 +1,10 @@
 import { Logger, Module } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { AppConfig } from '../../../config/app-config';
 import { Database } from '../../../database/database';
 import { TenancyModule } from '../../../tenancy/tenancy.module';
 import { TenantCredentials } from '../../invocation/tenant-credentials';
 import { KeyRing } from './credential-cipher';
+import { CredentialRepository } from './credential.repository';
 import { CredentialsAdminController, CredentialsController } from './credentials.controller';
 import { CredentialsService } from './credentials.service';
 import { loadKeyRing } from './encryption-keys';
@@ -20,21 +20,17 @@ import { SecretResolver } from './secret-resolver';
     {
       // Fails start-up with a ConfigError when no key is usable (e.g. an external database without one).
       provide: KeyRing,
-      inject: [AppConfig, Database, DataSource],
-      useFactory: (config: AppConfig, database: Database, dataSource: DataSource) =>
+      inject: [AppConfig, Database, CredentialRepository],
+      useFactory: (config: AppConfig, database: Database, credentials: CredentialRepository) =>
         loadKeyRing({
           config,
           embedded: database.isEmbedded,
-          countCredentials: async () => {
-            const rows: { n: number }[] = await dataSource
-              .query('SELECT count(*)::int AS n FROM tenant_credentials')
-              // Migrations not applied yet (database.migrations_run: false): there is nothing to lose.
-              .catch(() => [{ n: 0 }]);
-            return rows[0].n;
-          },
+          // Migrations not applied yet (database.migrations_run: false): there is nothing to lose.
+          countCredentials: () => credentials.count().catch(() => 0),
           logger: new Logger('Credentials'),
         }),
     },
+    CredentialRepository,
     CredentialsService,
     { provide: TenantCredentials, useExisting: CredentialsService },
     {

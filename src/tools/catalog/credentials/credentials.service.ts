@@ -5,6 +5,7 @@ import { Clock } from '../../../common/clock';
 import type { ListPage } from '../../../common/list.dto';
 import { unixSeconds } from '../../../common/time';
 import { AdvisoryLock, withAdvisoryLock } from '../../../database/advisory-locks';
+import { CredentialNames, CredentialRepository, SealedRow } from './credential.repository';
 import { credentialAad, DecryptionError, KeyRing, open, seal, SealedValue } from './credential-cipher';
 import {
   CREDENTIAL_KEY_PATTERN,
@@ -30,17 +31,6 @@ export class CredentialUnavailableError extends Error {
   }
 }
 
-interface CredentialRow {
-  tenant_id: string;
-  key: string;
-  ciphertext: Buffer;
-  iv: Buffer;
-  auth_tag: Buffer;
-  key_id: string;
-  created_at: Date;
-  updated_at: Date;
-}
-
 /**
  * Per-tenant credentials for tools, encrypted with AES-256-GCM under the
  * configured key ring. Values go in through `put` and come out only through `resolve`, which the dispatcher
@@ -52,6 +42,7 @@ export class CredentialsService implements OnApplicationBootstrap {
 
   constructor(
     private readonly dataSource: DataSource,
+    private readonly credentials: CredentialRepository,
     private readonly keys: KeyRing,
     private readonly clock: Clock,
   ) {}
@@ -69,16 +60,7 @@ export class CredentialsService implements OnApplicationBootstrap {
     }
     const sealed = seal(this.keys.current, value, credentialAad(tenantId, key));
     const now = this.clock.now();
-    const rows: CredentialRow[] = await this.dataSource.query(
-      `INSERT INTO tenant_credentials (tenant_id, key, ciphertext, iv, auth_tag, key_id, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
-       ON CONFLICT (tenant_id, key) DO UPDATE
-         SET ciphertext = EXCLUDED.ciphertext, iv = EXCLUDED.iv, auth_tag = EXCLUDED.auth_tag,
-             key_id = EXCLUDED.key_id, updated_at = EXCLUDED.updated_at
-       RETURNING tenant_id, key, created_at, updated_at`,
-      [tenantId, key, sealed.ciphertext, sealed.iv, sealed.authTag, sealed.keyId, now],
-    );
-    return present(rows[0]);
+    return present(await this.credentials.upsert(tenantId, key, sealed, now));
   }
 
   /** Names and timestamps only, ordered by key name, with cursor pagination on the name. */
@@ -91,20 +73,7 @@ export class CredentialsService implements OnApplicationBootstrap {
     // Walking "before" a cursor reads in the opposite direction and flips the page back afterwards.
     const forward = params.before === undefined;
     const ascending = (order === 'asc') === forward;
-    const cursor = params.after ?? params.before;
-    const values: unknown[] = [tenantId, limit + 1];
-    let condition = '';
-    if (cursor !== undefined) {
-      values.push(cursor);
-      condition = `AND key COLLATE "C" ${ascending ? '>' : '<'} $3`;
-    }
-    const rows: CredentialRow[] = await this.dataSource.query(
-      `SELECT tenant_id, key, created_at, updated_at FROM tenant_credentials
-       WHERE tenant_id = $1 ${condition}
-       ORDER BY key COLLATE "C" ${ascending ? 'ASC' : 'DESC'}
-       LIMIT $2`,
-      values,
-    );
+    const rows = await this.credentials.namesOf(tenantId, limit + 1, ascending, params.after ?? params.before);
     const hasMore = rows.length > limit;
     const page = rows.slice(0, limit);
     if (!forward) page.reverse();
@@ -119,12 +88,7 @@ export class CredentialsService implements OnApplicationBootstrap {
 
   async remove(tenantId: string, key: string): Promise<DeletedCredentialDto> {
     assertKeyName(key);
-    // TypeORM answers a DELETE with [rows, affected count].
-    const [, deleted] = (await this.dataSource.query(
-      'DELETE FROM tenant_credentials WHERE tenant_id = $1 AND key = $2',
-      [tenantId, key],
-    )) as [unknown, number];
-    if (deleted === 0) throw ApiError.notFound('credential', key, 'key');
+    if (!(await this.credentials.delete(tenantId, key))) throw ApiError.notFound('credential', key, 'key');
     return { object: 'tenant.credential.deleted', tenant_id: tenantId, key, deleted: true };
   }
 
@@ -134,12 +98,8 @@ export class CredentialsService implements OnApplicationBootstrap {
    * configured, or the row was altered); the message names tenant, key and reason, never the value.
    */
   async resolve(tenantId: string, key: string): Promise<string | undefined> {
-    const rows: CredentialRow[] = await this.dataSource.query(
-      'SELECT tenant_id, key, ciphertext, iv, auth_tag, key_id FROM tenant_credentials WHERE tenant_id = $1 AND key = $2',
-      [tenantId, key],
-    );
-    if (rows.length === 0) return undefined;
-    const row = rows[0];
+    const row = await this.credentials.find(tenantId, key);
+    if (!row) return undefined;
     const encryptionKey = this.keys.find(row.key_id);
     if (!encryptionKey) {
       throw new CredentialUnavailableError(
@@ -172,13 +132,7 @@ export class CredentialsService implements OnApplicationBootstrap {
     let failed = 0;
     let last: { tenantId: string; key: string } | undefined;
     while (previous.length > 0) {
-      const rows: CredentialRow[] = await this.dataSource.query(
-        `SELECT tenant_id, key, ciphertext, iv, auth_tag, key_id FROM tenant_credentials
-         WHERE key_id = ANY($1) ${last ? 'AND (tenant_id, key) > ($3, $4)' : ''}
-         ORDER BY tenant_id, key
-         LIMIT $2`,
-        last ? [previous, ROTATION_BATCH, last.tenantId, last.key] : [previous, ROTATION_BATCH],
-      );
+      const rows = await this.credentials.sealedWith(previous, ROTATION_BATCH, last);
       if (rows.length === 0) break;
       await this.dataSource.transaction(async (manager) => {
         for (const row of rows) {
@@ -192,28 +146,17 @@ export class CredentialsService implements OnApplicationBootstrap {
             this.logger.error(`Credential '${row.key}' of tenant '${row.tenant_id}' does not decrypt; left as it is`);
             continue;
           }
-          const sealed = seal(this.keys.current, value, aad);
-          // TypeORM answers an UPDATE with [rows, affected count]. Only the version that was read is replaced:
-          // a value written in the meantime is already sealed with the current key.
-          const [, changed] = (await manager.query(
-            `UPDATE tenant_credentials SET ciphertext = $1, iv = $2, auth_tag = $3, key_id = $4
-             WHERE tenant_id = $5 AND key = $6 AND key_id = $7 AND iv = $8`,
-            [sealed.ciphertext, sealed.iv, sealed.authTag, sealed.keyId, row.tenant_id, row.key, row.key_id, row.iv],
-          )) as [unknown, number];
-          if (changed > 0) rotated++;
+          if (await this.credentials.reseal(manager, row, seal(this.keys.current, value, aad))) rotated++;
         }
       });
       const tail = rows[rows.length - 1];
       last = { tenantId: tail.tenant_id, key: tail.key };
     }
-    const counts: { current: number; missing: number; missing_ids: string[] | null }[] = await this.dataSource.query(
-      `SELECT count(*) FILTER (WHERE key_id = $1)::int AS current,
-              count(*) FILTER (WHERE NOT key_id = ANY($2))::int AS missing,
-              array_agg(DISTINCT key_id) FILTER (WHERE NOT key_id = ANY($2)) AS missing_ids
-       FROM tenant_credentials`,
-      [current, this.keys.ids],
-    );
-    const { current: upToDate, missing, missing_ids: missingIds } = counts[0];
+    const {
+      current: upToDate,
+      missing,
+      missing_ids: missingIds,
+    } = await this.credentials.keyCounts(current, this.keys.ids);
     if (rotated > 0) this.logger.log(`Re-encrypted ${rotated} credential(s) with the current key ${current}`);
     if (missing > 0) {
       this.logger.warn(
@@ -229,11 +172,11 @@ export function assertKeyName(key: string): void {
   if (!CREDENTIAL_KEY_PATTERN.test(key)) throw ApiError.invalid(`key must be ${CREDENTIAL_KEY_RULE}`, 'key');
 }
 
-function sealedOf(row: CredentialRow): SealedValue {
+function sealedOf(row: SealedRow): SealedValue {
   return { ciphertext: row.ciphertext, iv: row.iv, authTag: row.auth_tag, keyId: row.key_id };
 }
 
-function present(row: Pick<CredentialRow, 'tenant_id' | 'key' | 'created_at' | 'updated_at'>): CredentialDto {
+function present(row: CredentialNames): CredentialDto {
   return {
     object: 'tenant.credential',
     tenant_id: row.tenant_id,

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { Clock } from '../../../common/clock';
 import type { RateLimit } from '../catalog.types';
+import { RateLimitCounterRepository } from './rate-limit-counter.repository';
 
 const WINDOWS = [
   { name: 'minute', field: 'per_minute', ms: 60_000 },
@@ -23,6 +24,7 @@ export class RateLimiter {
   constructor(
     private readonly dataSource: DataSource,
     private readonly clock: Clock,
+    private readonly counters: RateLimitCounterRepository,
   ) {}
 
   async consume(toolId: string, tenantId: string, limit: RateLimit | null): Promise<RateDecision> {
@@ -55,15 +57,8 @@ export class RateLimiter {
     now: number,
   ): Promise<void> {
     const start = new Date(Math.floor(now / window.ms) * window.ms);
-    const rows: unknown[] = await manager.query(
-      `INSERT INTO rate_limit_counters AS c (tool_id, tenant_id, window_name, window_start, count)
-       VALUES ($1, $2, $3, $4, 1)
-       ON CONFLICT (tool_id, tenant_id, window_name, window_start) DO UPDATE SET count = c.count + 1
-       WHERE c.count < $5
-       RETURNING c.count`,
-      [toolId, tenantId, window.name, start, max],
-    );
-    if (rows.length === 0) {
+    const taken = await this.counters.increment(manager, { toolId, tenantId, window: window.name, start }, max);
+    if (!taken) {
       const retryAfterSeconds = Math.max(1, Math.ceil((start.getTime() + window.ms - now) / 1000));
       throw new LimitReached({ allowed: false, window: window.name, limit: max, retryAfterSeconds });
     }
@@ -71,11 +66,7 @@ export class RateLimiter {
 
   /** Drops counters of windows that ended long ago (run by the maintenance job). */
   async purge(olderThan: Date): Promise<number> {
-    const result: [unknown, number] = await this.dataSource.query(
-      `DELETE FROM rate_limit_counters WHERE window_start < $1`,
-      [olderThan],
-    );
-    return result[1] ?? 0;
+    return this.counters.deleteOlderThan(olderThan);
   }
 }
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { FilePartRepository } from './file-part.repository';
 
 /** Bytes per stored part: an upload holds at most one part in memory while it streams in. */
 export const PART_SIZE = 1024 * 1024;
@@ -10,7 +10,7 @@ export const PART_SIZE = 1024 * 1024;
  */
 @Injectable()
 export class FilePartsStore {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly parts: FilePartRepository) {}
 
   /** Stores the stream's bytes and returns how many there were; stops storing past `maxBytes`. */
   async write(fileId: string, stream: AsyncIterable<Buffer>, maxBytes: number): Promise<{ bytes: number }> {
@@ -23,11 +23,7 @@ export class FilePartsStore {
       const data = pending.length === 1 ? pending[0] : Buffer.concat(pending, pendingBytes);
       pending = [];
       pendingBytes = 0;
-      await this.dataSource.query('INSERT INTO file_search_file_parts (file_id, seq, data) VALUES ($1, $2, $3)', [
-        fileId,
-        seq++,
-        data,
-      ]);
+      await this.parts.insert(fileId, seq++, data);
     };
     for await (const chunk of stream) {
       bytes += chunk.length;
@@ -44,12 +40,9 @@ export class FilePartsStore {
   /** The file's parts in order. */
   async *read(fileId: string): AsyncGenerator<Buffer> {
     for (let seq = 0; ; seq++) {
-      const rows = (await this.dataSource.query(
-        'SELECT data FROM file_search_file_parts WHERE file_id = $1 AND seq = $2',
-        [fileId, seq],
-      )) as { data: Buffer }[];
-      if (rows.length === 0) return;
-      yield rows[0].data;
+      const part = await this.parts.find(fileId, seq);
+      if (!part) return;
+      yield part;
     }
   }
 

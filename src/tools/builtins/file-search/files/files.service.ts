@@ -1,15 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { basename } from 'node:path';
-import { DataSource, Repository } from 'typeorm';
 import { ApiError } from '../../../../common/api-error';
 import { newId } from '../../../../common/ids';
 import { ListPage } from '../../../../common/list.dto';
-import { paginate } from '../../../../common/paginate';
 import { unixSeconds } from '../../../../common/time';
 import { FileSearchSettings } from '../file-search.config';
 import { FileEntity } from './file.entity';
 import { FilePartsStore } from './file-parts.store';
+import { FileRepository } from './file.repository';
 import { DeletedFileDto, FILE_PURPOSES, FileDto, ListFilesQueryDto } from './files.dto';
 import { IncomingFile, readMultipart } from './multipart';
 
@@ -24,15 +23,11 @@ export interface Upload {
 /** The Files API: uploads streamed into the database, tenant-scoped reads and deletes. */
 @Injectable()
 export class FilesService {
-  private readonly files: Repository<FileEntity>;
-
   constructor(
-    dataSource: DataSource,
+    private readonly files: FileRepository,
     private readonly parts: FilePartsStore,
     private readonly settings: FileSearchSettings,
-  ) {
-    this.files = dataSource.getRepository(FileEntity);
-  }
+  ) {}
 
   /** POST /v1/files: a multipart form with `file` and `purpose` (and optionally `expires_after`). */
   async create(tenantId: string, request: Request): Promise<FileDto> {
@@ -47,14 +42,11 @@ export class FilesService {
       fileExpiry(fields);
     });
     const expiresAfter = fileExpiry(fields);
-    await this.files.update(
-      { id: file.id },
-      {
-        purpose: fields.purpose,
-        expiresAt: expiresAfter === undefined ? null : new Date(file.createdAt.getTime() + expiresAfter * 1000),
-      },
-    );
-    return present((await this.files.findOneByOrFail({ id: file.id })) as FileEntity);
+    await this.files.update(file.id, {
+      purpose: fields.purpose,
+      expiresAt: expiresAfter === undefined ? null : new Date(file.createdAt.getTime() + expiresAfter * 1000),
+    });
+    return present(await this.files.getById(file.id));
   }
 
   /**
@@ -78,13 +70,13 @@ export class FilesService {
       await this.remove(form.file.id);
       throw error;
     }
-    await this.files.update({ id: form.file.id }, { state: 'uploaded', bytes: form.file.bytes });
+    await this.files.update(form.file.id, { state: 'uploaded', bytes: form.file.bytes });
     form.file.state = 'uploaded';
     return { file: form.file, fields: form.fields };
   }
 
   private async store(tenantId: string, incoming: IncomingFile, purpose: string): Promise<FileEntity> {
-    const file = this.files.create({
+    const file: FileEntity = {
       id: newId('file-'),
       tenantId,
       filename: cleanFilename(incoming.filename),
@@ -93,7 +85,7 @@ export class FilesService {
       state: 'uploading',
       expiresAt: null,
       createdAt: new Date(),
-    });
+    };
     await this.files.insert(file);
     try {
       const { bytes } = await this.parts.write(file.id, incoming.stream, this.settings.maxFileSize);
@@ -106,10 +98,9 @@ export class FilesService {
     }
   }
 
-  list(tenantId: string, query: ListFilesQueryDto): Promise<ListPage<FileDto>> {
-    const builder = this.visible(tenantId);
-    if (query.purpose) builder.andWhere('file.purpose = :purpose', { purpose: query.purpose });
-    return paginate(builder, query, present);
+  async list(tenantId: string, query: ListFilesQueryDto): Promise<ListPage<FileDto>> {
+    const page = await this.files.listVisible(tenantId, query);
+    return { ...page, data: page.data.map(present) };
   }
 
   async get(tenantId: string, id: string): Promise<FileDto> {
@@ -118,7 +109,7 @@ export class FilesService {
 
   /** The file row, or 404 (also for another tenant's file, an unfinished upload and an expired file). */
   async find(tenantId: string, id: string, param: string | null = null): Promise<FileEntity> {
-    const file = await this.visible(tenantId).andWhere('file.id = :id', { id }).getOne();
+    const file = await this.files.findVisible(tenantId, id);
     if (!file) throw ApiError.notFound('file', id, param);
     return file;
   }
@@ -126,7 +117,7 @@ export class FilesService {
   /** Deleting a file also removes it from every vector store (the foreign keys cascade). */
   async delete(tenantId: string, id: string): Promise<DeletedFileDto> {
     await this.find(tenantId, id);
-    await this.files.delete({ id, tenantId });
+    await this.files.delete(tenantId, id);
     return { id, object: 'file', deleted: true };
   }
 
@@ -139,27 +130,12 @@ export class FilesService {
   }
 
   /** Removes uploads that never finished and files past their expiry. */
-  async sweep(): Promise<number> {
-    const result = await this.files
-      .createQueryBuilder()
-      .delete()
-      .where("(state = 'uploading' AND created_at < :stale) OR expires_at <= now()", {
-        stale: new Date(Date.now() - STALE_UPLOAD_MS),
-      })
-      .execute();
-    return result.affected ?? 0;
+  sweep(): Promise<number> {
+    return this.files.deleteAbandonedAndExpired(new Date(Date.now() - STALE_UPLOAD_MS));
   }
 
-  private async remove(id: string): Promise<void> {
-    await this.files.delete({ id });
-  }
-
-  private visible(tenantId: string) {
-    return this.files
-      .createQueryBuilder('file')
-      .where('file.tenantId = :tenantId', { tenantId })
-      .andWhere("file.state = 'uploaded'")
-      .andWhere('(file.expiresAt IS NULL OR file.expiresAt > now())');
+  private remove(id: string): Promise<void> {
+    return this.files.deleteById(id);
   }
 }
 

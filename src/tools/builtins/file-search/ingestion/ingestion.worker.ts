@@ -3,24 +3,17 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { BackgroundTasks, RepeatingTask } from '../../../../observability/background';
 import { FileEntity } from '../files/file.entity';
+import { FileRepository } from '../files/file.repository';
 import { FilesService } from '../files/files.service';
 import { FileSearchSettings } from '../file-search.config';
 import { FileSearchMetrics } from '../file-search.metrics';
+import { LeasedJob, VectorStoreFileRepository } from '../vector-store-files/vector-store-file.repository';
+import { ChunkRepository } from './chunk.repository';
 import { chunkText, Chunk } from './chunker';
 import { IngestionError } from './ingestion-error';
 import { IngestionQueue } from './ingestion.queue';
 import { parseInThread } from './parse-thread';
 import { VectorIndex } from './vector-index';
-
-/** A claimed job: the vector store file row's fields the worker needs. */
-interface Job {
-  vector_store_id: string;
-  file_id: string;
-  tenant_id: string;
-  chunk_size: number;
-  chunk_overlap: number;
-  attempts: number;
-}
 
 /** Chunks embedded and written together: bounds memory and the size of each statement. */
 const WRITE_BATCH = 128;
@@ -52,6 +45,9 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
 
   constructor(
     private readonly dataSource: DataSource,
+    private readonly storeFiles: VectorStoreFileRepository,
+    private readonly chunks: ChunkRepository,
+    private readonly fileRows: FileRepository,
     private readonly settings: FileSearchSettings,
     private readonly files: FilesService,
     private readonly index: VectorIndex,
@@ -75,18 +71,14 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
     this.wakeAll();
     await Promise.all(this.loops);
     // Jobs interrupted by the shutdown go back to the queue at once, for the next start or another replica.
-    await this.dataSource
-      .query(
-        `UPDATE file_search_vector_store_files SET lease_owner = NULL, lease_expires_at = NULL, attempts = greatest(attempts - 1, 0)
-         WHERE lease_owner LIKE $1 AND status = 'in_progress'`,
-        [`${this.owner}:%`],
-      )
+    await this.storeFiles
+      .releaseLeasesOf(`${this.owner}:`)
       .catch((error: unknown) => this.logger.warn(`Could not release ingestion leases: ${String(error)}`));
   }
 
   private async loop(): Promise<void> {
     while (!this.stopping.signal.aborted) {
-      let job: (Job & { token: string }) | undefined;
+      let job: LeasedJob | undefined;
       try {
         job = await this.claim();
       } catch (error) {
@@ -113,27 +105,12 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
     for (const wake of [...this.sleepers]) wake();
   }
 
-  /** Takes the oldest unleased job; SKIP LOCKED lets workers of every replica claim side by side. */
-  private async claim(): Promise<(Job & { token: string }) | undefined> {
-    const token = `${this.owner}:${randomUUID()}`;
-    const [rows] = (await this.dataSource.query(
-      `UPDATE file_search_vector_store_files f
-       SET lease_owner = $1, lease_expires_at = now() + $2 * interval '1 millisecond', attempts = f.attempts + 1
-       FROM (
-         SELECT vector_store_id, file_id FROM file_search_vector_store_files
-         WHERE status = 'in_progress' AND (lease_expires_at IS NULL OR lease_expires_at < now())
-         ORDER BY created_at
-         LIMIT 1
-         FOR UPDATE SKIP LOCKED
-       ) next
-       WHERE f.vector_store_id = next.vector_store_id AND f.file_id = next.file_id
-       RETURNING f.vector_store_id, f.file_id, f.tenant_id, f.chunk_size, f.chunk_overlap, f.attempts`,
-      [token, this.settings.jobLeaseMs],
-    )) as [Job[], number];
-    return rows[0] && { ...rows[0], token };
+  /** Takes the oldest unleased job under a lease of its own. */
+  private claim(): Promise<LeasedJob | undefined> {
+    return this.storeFiles.claim(`${this.owner}:${randomUUID()}`, this.settings.jobLeaseMs);
   }
 
-  private async run(job: Job & { token: string }): Promise<void> {
+  private async run(job: LeasedJob): Promise<void> {
     const abort = new AbortController();
     const stop = () => abort.abort(new LeaseLost('shutdown'));
     this.stopping.signal.addEventListener('abort', stop, { once: true });
@@ -149,7 +126,7 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
         );
         return;
       }
-      const file = await this.dataSource.getRepository(FileEntity).findOneBy({ id: job.file_id });
+      const file = await this.fileRows.findById(job.file_id);
       if (!file) return; // deleted meanwhile: the row went with it
       const { chunks, usageBytes } = await this.ingest(job, file, abort.signal);
       await this.complete(job, chunks, usageBytes);
@@ -164,17 +141,13 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   /** Extends the lease; when the row is no longer ours (cancelled, deleted, re-added) the job stops. */
-  private async renew(job: Job & { token: string }, abort: AbortController): Promise<void> {
-    const [, affected] = (await this.dataSource.query(
-      `UPDATE file_search_vector_store_files SET lease_expires_at = now() + $2 * interval '1 millisecond'
-       WHERE vector_store_id = $3 AND file_id = $4 AND lease_owner = $1 AND status = 'in_progress'`,
-      [job.token, this.settings.jobLeaseMs, job.vector_store_id, job.file_id],
-    )) as [unknown, number];
-    if (affected === 0) abort.abort(new LeaseLost('lease lost'));
+  private async renew(job: LeasedJob, abort: AbortController): Promise<void> {
+    const held = await this.storeFiles.renewLease(job, this.settings.jobLeaseMs);
+    if (!held) abort.abort(new LeaseLost('lease lost'));
   }
 
   private async ingest(
-    job: Job & { token: string },
+    job: LeasedJob,
     file: FileEntity,
     signal: AbortSignal,
   ): Promise<{ chunks: number; usageBytes: number }> {
@@ -198,7 +171,7 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   /** Embeds a batch (when an embedding service is configured) and upserts its chunks and vectors. */
-  private async write(job: Job, chunks: Chunk[], signal: AbortSignal): Promise<number> {
+  private async write(job: LeasedJob, chunks: Chunk[], signal: AbortSignal): Promise<number> {
     const { embedder, backend, collection } = this.index;
     const vectors = embedder
       ? await embedder.embed(
@@ -207,25 +180,12 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
         )
       : undefined;
     signal.throwIfAborted();
-    const rows = (await this.dataSource.query(
-      `INSERT INTO file_search_chunks (tenant_id, vector_store_id, file_id, chunk_index, text, token_count)
-       SELECT $1, $2, $3, c.chunk_index, c.text, c.token_count
-       FROM unnest($4::int[], $5::text[], $6::int[]) AS c (chunk_index, text, token_count)
-       ON CONFLICT (vector_store_id, file_id, chunk_index)
-         DO UPDATE SET text = EXCLUDED.text, token_count = EXCLUDED.token_count
-       RETURNING id::text AS id, chunk_index`,
-      [
-        job.tenant_id,
-        job.vector_store_id,
-        job.file_id,
-        chunks.map((c) => c.index),
-        chunks.map((c) => c.text),
-        chunks.map((c) => c.tokens),
-      ],
-    )) as { id: string; chunk_index: number }[];
+    const idByIndex = await this.chunks.upsert(
+      { tenantId: job.tenant_id, vectorStoreId: job.vector_store_id, fileId: job.file_id },
+      chunks,
+    );
     let bytes = chunks.reduce((sum, c) => sum + Buffer.byteLength(c.text), 0);
     if (vectors && backend && collection) {
-      const idByIndex = new Map(rows.map((row) => [row.chunk_index, row.id]));
       await backend.upsert(
         collection,
         chunks.map((chunk, i) => ({
@@ -240,20 +200,10 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   /** Completes the file if the lease is still ours, dropping chunks left from a longer earlier version. */
-  private async complete(job: Job & { token: string }, chunks: number, usageBytes: number): Promise<void> {
+  private async complete(job: LeasedJob, chunks: number, usageBytes: number): Promise<void> {
     const completed = await this.dataSource.transaction(async (manager) => {
-      const [, affected] = (await manager.query(
-        `UPDATE file_search_vector_store_files
-         SET status = 'completed', usage_bytes = $2, lease_owner = NULL, lease_expires_at = NULL,
-             last_error_code = NULL, last_error_message = NULL
-         WHERE vector_store_id = $3 AND file_id = $4 AND lease_owner = $1 AND status = 'in_progress'`,
-        [job.token, usageBytes, job.vector_store_id, job.file_id],
-      )) as [unknown, number];
-      if (affected === 0) return false;
-      await manager.query(
-        'DELETE FROM file_search_chunks WHERE vector_store_id = $1 AND file_id = $2 AND chunk_index >= $3',
-        [job.vector_store_id, job.file_id, chunks],
-      );
+      if (!(await this.storeFiles.complete(job, usageBytes, manager))) return false;
+      await this.chunks.deleteFrom(job.vector_store_id, job.file_id, chunks, manager);
       return true;
     });
     if (!completed) return this.abandon(job);
@@ -261,19 +211,10 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
     this.metrics.chunks.inc({ vector_store_id: job.vector_store_id }, chunks);
   }
 
-  private async fail(job: Job & { token: string }, error: IngestionError): Promise<void> {
+  private async fail(job: LeasedJob, error: IngestionError): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
-      const [, affected] = (await manager.query(
-        `UPDATE file_search_vector_store_files
-         SET status = 'failed', last_error_code = $2, last_error_message = $3, lease_owner = NULL, lease_expires_at = NULL
-         WHERE vector_store_id = $4 AND file_id = $5 AND lease_owner = $1 AND status = 'in_progress'`,
-        [job.token, error.code, error.message.slice(0, 1000), job.vector_store_id, job.file_id],
-      )) as [unknown, number];
-      if (affected > 0) {
-        await manager.query('DELETE FROM file_search_chunks WHERE vector_store_id = $1 AND file_id = $2', [
-          job.vector_store_id,
-          job.file_id,
-        ]);
+      if (await this.storeFiles.fail(job, error.code, error.message.slice(0, 1000), manager)) {
+        await this.chunks.deleteAll(job.vector_store_id, job.file_id, manager);
       }
     });
   }
@@ -282,20 +223,15 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
    * The job is no longer ours. If the file was cancelled its partial chunks go; if it was taken over or
    * re-added, the new owner rewrites every chunk itself; on shutdown the lease is released afterwards.
    */
-  private async abandon(job: Job): Promise<void> {
+  private async abandon(job: LeasedJob): Promise<void> {
     await this.background.settle(
       'file_search_abandon',
-      this.dataSource.query(
-        `DELETE FROM file_search_chunks c USING file_search_vector_store_files f
-         WHERE c.vector_store_id = $1 AND c.file_id = $2
-           AND f.vector_store_id = c.vector_store_id AND f.file_id = c.file_id AND f.status = 'cancelled'`,
-        [job.vector_store_id, job.file_id],
-      ),
+      this.chunks.deleteIfCancelled(job.vector_store_id, job.file_id),
     );
   }
 
   /** A passing failure (embedding service, database): the job waits a while and is claimed again. */
-  private async retryLater(job: Job & { token: string }, error: unknown): Promise<void> {
+  private async retryLater(job: LeasedJob, error: unknown): Promise<void> {
     const message = error instanceof Error ? error.message : String(error);
     this.logger.warn(`Indexing ${job.file_id} in ${job.vector_store_id} failed (attempt ${job.attempts}): ${message}`);
     if (job.attempts >= this.settings.maxAttempts) {
@@ -303,13 +239,6 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
     }
     const delay = Math.min(MAX_RETRY_DELAY_MS, 1000 * 2 ** job.attempts);
     // If this write fails the lease simply runs out and the job is claimed again, only later.
-    await this.background.settle(
-      'file_search_retry_later',
-      this.dataSource.query(
-        `UPDATE file_search_vector_store_files SET lease_owner = NULL, lease_expires_at = now() + $2 * interval '1 millisecond'
-         WHERE vector_store_id = $3 AND file_id = $4 AND lease_owner = $1 AND status = 'in_progress'`,
-        [job.token, delay, job.vector_store_id, job.file_id],
-      ),
-    );
+    await this.background.settle('file_search_retry_later', this.storeFiles.releaseLease(job, delay));
   }
 }

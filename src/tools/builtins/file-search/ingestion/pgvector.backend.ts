@@ -11,6 +11,9 @@ const NAME = /^[a-z0-9_]{1,40}$/;
  * VectorStoreBackend on pgvector in the service's own database. Tables (`file_search_vectors_<collection>`)
  * are created at run time, never by migrations, so the core schema runs on PostgreSQL without pgvector.
  * Deleting a chunk deletes its vector (foreign key), so stores and files need no separate cleanup here.
+ * It is the one owner of those tables and keeps its SQL itself rather than in a `*.repository.ts`: it is a
+ * storage backend behind VectorStoreBackend, so that another vector database can replace it whole, and
+ * its tables are named at run time by collection, which no entity can map.
  */
 export class PgvectorBackend implements VectorStoreBackend {
   private iterativeScan = false;

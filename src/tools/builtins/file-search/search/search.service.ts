@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { ApiError } from '../../../../common/api-error';
 import { FileSearchMetrics } from '../file-search.metrics';
 import { MAX_NUM_RESULTS_CAP } from '../file-search.config';
+import { ChunkRepository } from '../ingestion/chunk.repository';
 import { VectorIndex } from '../ingestion/vector-index';
 import type { Attributes } from '../vector-store-files/vector-store-file.entity';
 import { VectorStoresService } from '../vector-stores/vector-stores.service';
-import { compileFilter, Filter, parseFilter, SqlParams } from './filters';
+import { Filter, parseFilter } from './filters';
 
 /** Reciprocal rank fusion's constant (Cormack et al.): damps the weight of the very first ranks. */
 const RRF_K = 60;
@@ -43,7 +43,7 @@ interface Ranked {
 @Injectable()
 export class SearchService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly chunks: ChunkRepository,
     private readonly stores: VectorStoresService,
     private readonly index: VectorIndex,
     private readonly metrics: FileSearchMetrics,
@@ -161,41 +161,22 @@ export class SearchService {
     return this.lexical(tenantId, ids, request, maxResults);
   }
 
-  /**
-   * Chunks matching any of the queries' words (stemmed, English), best ts_rank_cd first. Words are OR-ed:
-   * a question rarely shares every word with its answer.
-   */
+  /** Chunks matching any of the queries' words, best ts_rank_cd first. */
   private async lexical(tenantId: string, ids: string[], request: SearchRequest, limit: number): Promise<Ranked[]> {
-    const params = new SqlParams([tenantId, ids, request.query.join('\n'), limit]);
-    const filter = request.filter ? `AND ${compileFilter(request.filter, 'f.attributes', params)}` : '';
-    const rows = (await this.dataSource.query(
-      `WITH q AS (
-         SELECT NULLIF(array_to_string(ARRAY(
-           SELECT quote_literal(word) FROM unnest(tsvector_to_array(to_tsvector('english', $3))) AS word
-         ), ' | '), '')::tsquery AS query
-       )
-       SELECT c.id::text AS id, ts_rank_cd(c.tsv, q.query, 32) AS rank
-       FROM q, file_search_chunks c
-       JOIN file_search_vector_store_files f ON f.vector_store_id = c.vector_store_id AND f.file_id = c.file_id
-       WHERE c.tenant_id = $1 AND c.vector_store_id = ANY($2::varchar[]) AND f.status = 'completed'
-         AND c.tsv @@ q.query ${filter}
-       ORDER BY rank DESC, c.id
-       LIMIT $4`,
-      params.values,
-    )) as { id: string; rank: number }[];
+    const rows = await this.chunks.searchText(
+      { tenantId, vectorStoreIds: ids, filter: request.filter },
+      request.query.join('\n'),
+      limit,
+    );
     return rows.map((row) => ({ id: row.id, score: Number(row.rank) }));
   }
 
   private async load(tenantId: string, ranked: Ranked[]): Promise<SearchHit[]> {
     if (ranked.length === 0) return [];
-    const rows = (await this.dataSource.query(
-      `SELECT c.id::text AS id, c.file_id, c.text, f.attributes, fl.filename
-       FROM file_search_chunks c
-       JOIN file_search_vector_store_files f ON f.vector_store_id = c.vector_store_id AND f.file_id = c.file_id
-       JOIN file_search_files fl ON fl.id = c.file_id
-       WHERE c.tenant_id = $1 AND c.id = ANY($2::bigint[])`,
-      [tenantId, ranked.map((r) => r.id)],
-    )) as { id: string; file_id: string; text: string; attributes: Attributes | null; filename: string }[];
+    const rows = await this.chunks.hits(
+      tenantId,
+      ranked.map((r) => r.id),
+    );
     const byId = new Map(rows.map((row) => [row.id, row]));
     return ranked.flatMap(({ id, score }) => {
       const row = byId.get(id);

@@ -1,29 +1,31 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, Repository } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { ApiError } from '../../../../common/api-error';
 import { newId } from '../../../../common/ids';
 import { unixSeconds } from '../../../../common/time';
 import { FilesService } from '../files/files.service';
-import { IngestionQueue, IngestionRequest } from '../ingestion/ingestion.queue';
+import { ChunkRepository } from '../ingestion/chunk.repository';
+import { IngestionQueue } from '../ingestion/ingestion.queue';
 import { parseAttributes, parseChunkingStrategy } from '../validation';
 import { FileTally, tallyFiles } from '../vector-stores/file-counts';
 import { VectorStoresService } from '../vector-stores/vector-stores.service';
 import { FileBatchEntity } from './file-batch.entity';
+import { FileBatchRepository } from './file-batch.repository';
+import { IngestionRequest, VectorStoreFileRepository } from './vector-store-file.repository';
 import { CreateFileBatchDto, FileBatchDto } from './vector-store-files.dto';
 
 /** File batches: many files added at once, counted together, cancellable together. */
 @Injectable()
 export class FileBatchesService {
-  private readonly batches: Repository<FileBatchEntity>;
-
   constructor(
     private readonly dataSource: DataSource,
+    private readonly batches: FileBatchRepository,
+    private readonly storeFiles: VectorStoreFileRepository,
+    private readonly chunks: ChunkRepository,
     private readonly stores: VectorStoresService,
     private readonly files: FilesService,
     private readonly queue: IngestionQueue,
-  ) {
-    this.batches = dataSource.getRepository(FileBatchEntity);
-  }
+  ) {}
 
   async create(tenantId: string, vectorStoreId: string, input: CreateFileBatchDto): Promise<FileBatchDto> {
     const store = await this.stores.findUsable(tenantId, vectorStoreId, 'vector_store_id');
@@ -56,15 +58,15 @@ export class FileBatchesService {
       throw ApiError.invalid('Give file_ids or files: at least one file', 'file_ids', 'missing_required_parameter');
     }
     for (const [i, request] of requests.entries()) await this.files.find(tenantId, request.fileId, `files[${i}]`);
-    const batch = this.batches.create({
+    const batch: FileBatchEntity = {
       id: newId('vsfb_'),
       tenantId,
       vectorStoreId,
       cancelledAt: null,
       createdAt: new Date(),
-    });
+    };
     await this.dataSource.transaction(async (manager) => {
-      await manager.getRepository(FileBatchEntity).insert(batch);
+      await this.batches.insert(batch, manager);
       await this.queue.enqueue(tenantId, vectorStoreId, requests, batch.id, manager);
     });
     this.queue.wake();
@@ -81,33 +83,25 @@ export class FileBatchesService {
     const batch = await this.find(tenantId, vectorStoreId, batchId);
     if (batch.cancelledAt) return this.present(batch);
     await this.dataSource.transaction(async (manager) => {
-      const [, cancelled] = (await manager.query(
-        `UPDATE file_search_vector_store_files SET status = 'cancelled', lease_owner = NULL, lease_expires_at = NULL
-         WHERE tenant_id = $1 AND batch_id = $2 AND status = 'in_progress'`,
-        [tenantId, batchId],
-      )) as [unknown, number];
+      const cancelled = await this.storeFiles.cancelBatch(tenantId, batchId, manager);
       if (cancelled === 0) return;
       batch.cancelledAt = new Date();
-      await manager.getRepository(FileBatchEntity).update({ id: batchId }, { cancelledAt: batch.cancelledAt });
-      await manager.query(
-        `DELETE FROM file_search_chunks c USING file_search_vector_store_files f
-         WHERE f.batch_id = $1 AND f.status = 'cancelled'
-           AND c.vector_store_id = f.vector_store_id AND c.file_id = f.file_id`,
-        [batchId],
-      );
+      await this.batches.markCancelled(batchId, batch.cancelledAt, manager);
+      await this.chunks.deleteCancelledInBatch(batchId, manager);
     });
     return this.present(batch);
   }
 
   async find(tenantId: string, vectorStoreId: string, batchId: string): Promise<FileBatchEntity> {
     await this.stores.find(tenantId, vectorStoreId, 'vector_store_id');
-    const batch = await this.batches.findOneBy({ id: batchId, tenantId, vectorStoreId });
+    const batch = await this.batches.find(tenantId, vectorStoreId, batchId);
     if (!batch) throw ApiError.notFound('file batch', batchId, 'batch_id');
     return batch;
   }
 
   private async present(batch: FileBatchEntity): Promise<FileBatchDto> {
-    const tally = (await tallyFiles(this.dataSource, batch.tenantId, 'batch_id', [batch.id])).get(batch.id)!;
+    const counts = await this.storeFiles.countByStatus(batch.tenantId, 'batch_id', [batch.id]);
+    const tally = tallyFiles([batch.id], counts).get(batch.id)!;
     return {
       id: batch.id,
       object: 'vector_store.files_batch',

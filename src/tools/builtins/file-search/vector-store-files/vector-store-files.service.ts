@@ -1,15 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import type { Request } from 'express';
-import { DataSource, Repository } from 'typeorm';
 import { ApiError } from '../../../../common/api-error';
 import { ListPage } from '../../../../common/list.dto';
-import { paginate } from '../../../../common/paginate';
 import { unixSeconds } from '../../../../common/time';
 import { FilesService } from '../files/files.service';
+import { ChunkRepository } from '../ingestion/chunk.repository';
 import { IngestionQueue } from '../ingestion/ingestion.queue';
 import { Chunking, parseAttributes, parseChunkingStrategy } from '../validation';
 import { VectorStoresService } from '../vector-stores/vector-stores.service';
 import { Attributes, VectorStoreFileEntity } from './vector-store-file.entity';
+import { VectorStoreFileRepository } from './vector-store-file.repository';
 import {
   CreateVectorStoreFileDto,
   DeletedVectorStoreFileDto,
@@ -21,16 +21,13 @@ import {
 /** Files in vector stores: adding (by id or by upload), listing, attributes, removal, parsed content. */
 @Injectable()
 export class VectorStoreFilesService {
-  private readonly rows: Repository<VectorStoreFileEntity>;
-
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly rows: VectorStoreFileRepository,
+    private readonly chunks: ChunkRepository,
     private readonly stores: VectorStoresService,
     private readonly files: FilesService,
     private readonly queue: IngestionQueue,
-  ) {
-    this.rows = dataSource.getRepository(VectorStoreFileEntity);
-  }
+  ) {}
 
   async create(tenantId: string, vectorStoreId: string, input: CreateVectorStoreFileDto): Promise<VectorStoreFileDto> {
     const store = await this.stores.findUsable(tenantId, vectorStoreId, 'vector_store_id');
@@ -78,12 +75,8 @@ export class VectorStoreFilesService {
     batchId?: string,
   ): Promise<ListPage<VectorStoreFileDto>> {
     await this.stores.find(tenantId, vectorStoreId, 'vector_store_id');
-    const builder = this.rows
-      .createQueryBuilder('vsf')
-      .where('vsf.tenantId = :tenantId AND vsf.vectorStoreId = :vectorStoreId', { tenantId, vectorStoreId });
-    if (batchId) builder.andWhere('vsf.batchId = :batchId', { batchId });
-    if (query.filter) builder.andWhere('vsf.status = :status', { status: query.filter });
-    return paginate(builder, query, present);
+    const page = await this.rows.list(tenantId, vectorStoreId, { batchId, status: query.filter }, query);
+    return { ...page, data: page.data.map(present) };
   }
 
   async get(tenantId: string, vectorStoreId: string, fileId: string): Promise<VectorStoreFileDto> {
@@ -93,28 +86,24 @@ export class VectorStoreFilesService {
   async update(tenantId: string, vectorStoreId: string, fileId: string, raw: unknown): Promise<VectorStoreFileDto> {
     const row = await this.find(tenantId, vectorStoreId, fileId);
     const attributes = parseAttributes(raw) ?? null;
-    await this.rows.update({ vectorStoreId, id: fileId, tenantId }, { attributes });
+    await this.rows.updateAttributes(tenantId, vectorStoreId, fileId, attributes);
     return present({ ...row, attributes });
   }
 
   /** Removes the file from the store (its chunks and vectors go too); the file itself stays. */
   async delete(tenantId: string, vectorStoreId: string, fileId: string): Promise<DeletedVectorStoreFileDto> {
     await this.find(tenantId, vectorStoreId, fileId);
-    await this.rows.delete({ vectorStoreId, id: fileId, tenantId });
+    await this.rows.delete(tenantId, vectorStoreId, fileId);
     return { id: fileId, object: 'vector_store.file.deleted', deleted: true };
   }
 
   /** The parsed text of the file as stored: its chunks in order. */
   async content(tenantId: string, vectorStoreId: string, fileId: string): Promise<VectorStoreFileContentDto> {
     await this.find(tenantId, vectorStoreId, fileId);
-    const chunks = (await this.dataSource.query(
-      `SELECT text FROM file_search_chunks
-       WHERE tenant_id = $1 AND vector_store_id = $2 AND file_id = $3 ORDER BY chunk_index`,
-      [tenantId, vectorStoreId, fileId],
-    )) as { text: string }[];
+    const texts = await this.chunks.texts({ tenantId, vectorStoreId, fileId });
     return {
       object: 'vector_store.file_content.page',
-      data: chunks.map((chunk) => ({ type: 'text', text: chunk.text })),
+      data: texts.map((text) => ({ type: 'text', text })),
       has_more: false,
       next_page: null,
     };
@@ -122,7 +111,7 @@ export class VectorStoreFilesService {
 
   async find(tenantId: string, vectorStoreId: string, fileId: string): Promise<VectorStoreFileEntity> {
     await this.stores.find(tenantId, vectorStoreId, 'vector_store_id');
-    const row = await this.rows.findOneBy({ tenantId, vectorStoreId, id: fileId });
+    const row = await this.rows.find(tenantId, vectorStoreId, fileId);
     if (!row) throw ApiError.notFound('vector store file', fileId, 'file_id');
     return row;
   }

@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { StatusCount } from '../vector-store-files/vector-store-file.repository';
 
 export interface FileCounts {
   in_progress: number;
@@ -20,24 +20,12 @@ const empty = (): FileTally => ({
 });
 
 /**
- * Counts by status, read from the vector store file rows themselves (never kept as running totals), so
- * they are exact however many workers and replicas change statuses at once.
+ * Each store's or batch's tally from the counts per status of its vector store file rows. The counts are
+ * read from the rows themselves (never kept as running totals), so they are exact however many workers
+ * and replicas change statuses at once.
  */
-export async function tallyFiles(
-  dataSource: DataSource,
-  tenantId: string,
-  groupBy: 'vector_store_id' | 'batch_id',
-  ids: string[],
-): Promise<Map<string, FileTally>> {
+export function tallyFiles(ids: string[], rows: StatusCount[]): Map<string, FileTally> {
   const tallies = new Map(ids.map((id) => [id, empty()]));
-  if (ids.length === 0) return tallies;
-  const rows = (await dataSource.query(
-    `SELECT ${groupBy} AS id, status, count(*)::int AS count, coalesce(sum(usage_bytes), 0)::bigint AS bytes
-     FROM file_search_vector_store_files
-     WHERE tenant_id = $1 AND ${groupBy} = ANY($2::varchar[])
-     GROUP BY 1, 2`,
-    [tenantId, ids],
-  )) as { id: string; status: keyof FileCounts; count: number; bytes: string }[];
   for (const row of rows) {
     const tally = tallies.get(row.id)!;
     tally.counts[row.status] = row.count;

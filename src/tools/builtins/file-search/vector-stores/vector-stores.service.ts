@@ -1,17 +1,18 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, Repository } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { ApiError } from '../../../../common/api-error';
 import { newId } from '../../../../common/ids';
 import { ListPage, ListQueryDto } from '../../../../common/list.dto';
-import { paginate } from '../../../../common/paginate';
 import { unixSeconds } from '../../../../common/time';
 import { FilesService } from '../files/files.service';
 import { FileSearchSettings } from '../file-search.config';
 import { IngestionQueue } from '../ingestion/ingestion.queue';
 import { VectorIndex } from '../ingestion/vector-index';
 import { parseChunkingStrategy, parseExpiresAfter, parseMetadata } from '../validation';
+import { VectorStoreFileRepository } from '../vector-store-files/vector-store-file.repository';
 import { FileTally, tallyFiles } from './file-counts';
 import { expiresAt, isExpired, VectorStoreEntity } from './vector-store.entity';
+import { VectorStoreChanges, VectorStoreRepository } from './vector-store.repository';
 import { CreateVectorStoreDto, DeletedVectorStoreDto, UpdateVectorStoreDto, VectorStoreDto } from './vector-stores.dto';
 
 /** last_active_at is written at most this often, so a busy store does not cost a write per search. */
@@ -20,17 +21,15 @@ const ACTIVITY_RESOLUTION_MS = 60_000;
 /** Vector stores: tenant-scoped CRUD, exact file counts, expiry. */
 @Injectable()
 export class VectorStoresService {
-  private readonly stores: Repository<VectorStoreEntity>;
-
   constructor(
     private readonly dataSource: DataSource,
+    private readonly stores: VectorStoreRepository,
+    private readonly storeFiles: VectorStoreFileRepository,
     private readonly files: FilesService,
     private readonly queue: IngestionQueue,
     private readonly index: VectorIndex,
     private readonly settings: FileSearchSettings,
-  ) {
-    this.stores = dataSource.getRepository(VectorStoreEntity);
-  }
+  ) {}
 
   async create(tenantId: string, input: CreateVectorStoreDto): Promise<VectorStoreDto> {
     const metadata = parseMetadata(input.metadata) ?? {};
@@ -39,7 +38,7 @@ export class VectorStoresService {
     const fileIds = [...new Set(input.file_ids ?? [])];
     for (const [i, id] of fileIds.entries()) await this.files.find(tenantId, id, `file_ids[${i}]`);
     const now = new Date();
-    const store = this.stores.create({
+    const store: VectorStoreEntity = {
       id: newId('vs_'),
       tenantId,
       name: input.name ?? '',
@@ -48,9 +47,9 @@ export class VectorStoresService {
       expiresAfterDays: days,
       lastActiveAt: now,
       createdAt: now,
-    });
+    };
     await this.dataSource.transaction(async (manager) => {
-      await manager.getRepository(VectorStoreEntity).insert(store);
+      await this.stores.insert(store, manager);
       await this.queue.enqueue(
         tenantId,
         store.id,
@@ -64,12 +63,9 @@ export class VectorStoresService {
   }
 
   async list(tenantId: string, query: ListQueryDto): Promise<ListPage<VectorStoreDto>> {
-    const builder = this.stores.createQueryBuilder('store').where('store.tenantId = :tenantId', { tenantId });
-    const page = await paginate(builder, query, (store) => store);
-    const tallies = await tallyFiles(
-      this.dataSource,
+    const page = await this.stores.list(tenantId, query);
+    const tallies = await this.tally(
       tenantId,
-      'vector_store_id',
       page.data.map((store) => store.id),
     );
     return { ...page, data: page.data.map((store) => this.presentWith(store, tallies.get(store.id)!)) };
@@ -81,26 +77,25 @@ export class VectorStoresService {
 
   async update(tenantId: string, id: string, input: UpdateVectorStoreDto): Promise<VectorStoreDto> {
     const store = await this.find(tenantId, id);
-    const changes: Partial<VectorStoreEntity> = {};
+    const changes: VectorStoreChanges = {};
     if (input.name !== undefined) changes.name = input.name ?? '';
     const metadata = parseMetadata(input.metadata);
     if (metadata !== undefined) changes.metadata = metadata;
     const days = parseExpiresAfter(input.expires_after);
     if (days !== undefined) changes.expiresAfterDays = days;
-    if (Object.keys(changes).length > 0) await this.stores.update({ id, tenantId }, changes);
+    if (Object.keys(changes).length > 0) await this.stores.update(tenantId, id, changes);
     return this.present({ ...store, ...changes });
   }
 
   async delete(tenantId: string, id: string): Promise<DeletedVectorStoreDto> {
     await this.find(tenantId, id);
-    // Files, batches, chunks and vectors go with it (foreign keys cascade).
-    await this.stores.delete({ id, tenantId });
+    await this.stores.delete(tenantId, id);
     return { id, object: 'vector_store.deleted', deleted: true };
   }
 
   /** The store, or 404 (also for another tenant's store). */
   async find(tenantId: string, id: string, param: string | null = null): Promise<VectorStoreEntity> {
-    const store = await this.stores.findOneBy({ id, tenantId });
+    const store = await this.stores.find(tenantId, id);
     if (!store) throw ApiError.notFound('vector store', id, param);
     return store;
   }
@@ -122,9 +117,9 @@ export class VectorStoresService {
   async touch(stores: VectorStoreEntity[]): Promise<void> {
     const stale = stores.filter((s) => Date.now() - s.lastActiveAt.getTime() >= ACTIVITY_RESOLUTION_MS);
     if (stale.length === 0) return;
-    await this.dataSource.query(
-      `UPDATE file_search_vector_stores SET last_active_at = now() WHERE id = ANY($1::varchar[]) AND tenant_id = $2`,
-      [stale.map((s) => s.id), stale[0].tenantId],
+    await this.stores.markActive(
+      stale[0].tenantId,
+      stale.map((s) => s.id),
     );
   }
 
@@ -133,8 +128,12 @@ export class VectorStoresService {
   }
 
   async present(store: VectorStoreEntity): Promise<VectorStoreDto> {
-    const tallies = await tallyFiles(this.dataSource, store.tenantId, 'vector_store_id', [store.id]);
+    const tallies = await this.tally(store.tenantId, [store.id]);
     return this.presentWith(store, tallies.get(store.id)!);
+  }
+
+  private async tally(tenantId: string, ids: string[]): Promise<Map<string, FileTally>> {
+    return tallyFiles(ids, await this.storeFiles.countByStatus(tenantId, 'vector_store_id', ids));
   }
 
   private presentWith(store: VectorStoreEntity, tally: FileTally): VectorStoreDto {

@@ -12,9 +12,12 @@ import { ResponseEntity } from './response.entity';
 const MAX_CHAIN = 1000;
 const MAX_HISTORY_ITEMS = 20_000;
 
-/** Tenant-scoped persistence of responses and their items: every query names the tenant. */
+/**
+ * The `responses` and `response_items` tables (items live and die with their response). Every query a
+ * request makes names the tenant; only the lease renewal and the sweeper, which act for the service, do not.
+ */
 @Injectable()
-export class ResponsesStore {
+export class ResponsesRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /** A new response (in progress or queued) with its input items. */
@@ -83,6 +86,59 @@ export class ResponsesStore {
        WHERE id = $1 AND tenant_id = $2 AND status = 'queued'`,
       [id, tenantId],
     );
+  }
+
+  /**
+   * Marks a queued or running response cancelled (and asks its runner to stop); answers the cancelled body,
+   * or undefined when it had already ended.
+   */
+  async cancel(tenantId: string, id: string): Promise<ResponseObject | undefined> {
+    const [rows] = (await this.dataSource.query(
+      `UPDATE responses
+       SET status = 'cancelled', cancel_requested = true, lease_owner = NULL, lease_expires_at = NULL, updated_at = now(),
+           body = body || jsonb_build_object('status', 'cancelled')
+       WHERE id = $1 AND tenant_id = $2 AND status IN ('queued', 'in_progress')
+       RETURNING body`,
+      [id, tenantId],
+    )) as [{ body: ResponseObject }[], number];
+    return rows[0]?.body;
+  }
+
+  /**
+   * Extends the lease `owner` holds on a running response; answers false when the lease is lost (the
+   * response ended, or another replica swept it) or a cancel was requested.
+   */
+  async renewLease(id: string, owner: string, leaseMs: number): Promise<boolean> {
+    const [rows] = (await this.dataSource.query(
+      `UPDATE responses SET lease_expires_at = now() + $3 * interval '1 millisecond'
+       WHERE id = $1 AND lease_owner = $2 AND status IN ('queued', 'in_progress')
+       RETURNING cancel_requested`,
+      [id, owner, leaseMs],
+    )) as [{ cancel_requested: boolean }[], number];
+    return rows.length > 0 && !rows[0].cancel_requested;
+  }
+
+  /**
+   * Ends as failed, with this error, up to 100 running responses whose lease ran out; answers their ids.
+   * SKIP LOCKED lets replicas sweep side by side.
+   */
+  async failExpired(error: { code: string; message: string }): Promise<string[]> {
+    const [rows] = (await this.dataSource.query(
+      `UPDATE responses r
+       SET status = 'failed', lease_owner = NULL, lease_expires_at = NULL, updated_at = now(),
+           body = r.body || jsonb_build_object('status', 'failed', 'error', jsonb_build_object(
+             'code', $1::text, 'message', $2::text))
+       FROM (
+         SELECT id FROM responses
+         WHERE status IN ('queued', 'in_progress') AND lease_expires_at < now()
+         LIMIT 100
+         FOR UPDATE SKIP LOCKED
+       ) expired
+       WHERE r.id = expired.id
+       RETURNING r.id`,
+      [error.code, error.message],
+    )) as [{ id: string }[], number];
+    return rows.map((row) => row.id);
   }
 
   async get(tenantId: string, id: string): Promise<ResponseEntity> {

@@ -1,0 +1,3 @@
+import { TenantSettingsEntity } from './tenant-settings.entity';
+
+export const TENANCY_ENTITIES = [TenantSettingsEntity];

@@ -1,0 +1,136 @@
+import { Injectable } from '@nestjs/common';
+import { Brackets, DataSource, Repository } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { AuditRecordEntity } from './audit-record.entity';
+
+/** One end of a listing: from a time (inclusive after, exclusive before), or past a record (keyset on time and id). */
+export type AuditBound = { time: Date } | { record: Pick<AuditRecordEntity, 'createdAt' | 'id'> };
+
+export interface AuditFilter {
+  tenantId?: string;
+  toolName?: string;
+  toolId?: string;
+  status?: string;
+  responseId?: string;
+  after?: AuditBound;
+  before?: AuditBound;
+  order: 'asc' | 'desc';
+}
+
+/** Which tenants a retention rule covers: one tenant, or every tenant but those with their own rule. */
+export type RetentionScope = { tenantId: string } | { exceptTenants: string[] };
+
+export interface UsageRows {
+  totals: { total: number; tenants: number; success_rate: number; avg_ms: number; p99_ms: number };
+  byTenant: { tenant_id: string; invocations: number; success_rate: number }[];
+  byDay: { date: string; invocations: number }[];
+}
+
+/** Calls that ran; refusals (denied, rate limited) are not invocations. */
+const RAN = `status IN ('success', 'error', 'cancelled')`;
+
+/** The `tool_audit_records` table: the audit trail's writes, its listings, retention and usage statistics. */
+@Injectable()
+export class AuditRecordRepository {
+  private readonly records: Repository<AuditRecordEntity>;
+
+  constructor(private readonly dataSource: DataSource) {
+    this.records = dataSource.getRepository(AuditRecordEntity);
+  }
+
+  async insert(record: QueryDeepPartialEntity<AuditRecordEntity>): Promise<void> {
+    await this.records.insert(record);
+  }
+
+  async update(id: string, fields: QueryDeepPartialEntity<AuditRecordEntity>): Promise<void> {
+    await this.records.update({ id }, fields);
+  }
+
+  /** The record, if it exists (and belongs to `tenantId` when one is given). */
+  byId(id: string, tenantId?: string): Promise<AuditRecordEntity | null> {
+    return this.records.findOneBy({ id, ...(tenantId && { tenantId }) });
+  }
+
+  /** Up to `limit` matching records, by creation time then id, in the filter's order. */
+  list(filter: AuditFilter, limit: number): Promise<AuditRecordEntity[]> {
+    const builder = this.records.createQueryBuilder('record');
+    if (filter.tenantId) builder.andWhere('record.tenantId = :tenantId', { tenantId: filter.tenantId });
+    if (filter.toolName) builder.andWhere('record.toolName = :toolName', { toolName: filter.toolName });
+    if (filter.toolId) builder.andWhere('record.toolId = :toolId', { toolId: filter.toolId });
+    if (filter.status) builder.andWhere('record.status = :status', { status: filter.status });
+    if (filter.responseId) builder.andWhere('record.responseId = :responseId', { responseId: filter.responseId });
+    for (const [param, comparator, bound] of [
+      ['after', '>', filter.after],
+      ['before', '<', filter.before],
+    ] as const) {
+      if (!bound) continue;
+      if ('time' in bound) {
+        builder.andWhere(`record.createdAt ${comparator === '>' ? '>=' : '<'} :${param}Time`, {
+          [`${param}Time`]: bound.time,
+        });
+        continue;
+      }
+      builder.andWhere(
+        new Brackets((where) =>
+          where.where(`(record.createdAt, record.id) ${comparator} (:${param}At, :${param}Id)`, {
+            [`${param}At`]: bound.record.createdAt,
+            [`${param}Id`]: bound.record.id,
+          }),
+        ),
+      );
+    }
+    const direction = filter.order === 'asc' ? 'ASC' : 'DESC';
+    return builder.orderBy('record.createdAt', direction).addOrderBy('record.id', direction).take(limit).getMany();
+  }
+
+  /** Strips input and output of full records older than `fullBefore`, deletes records older than `basicBefore`. */
+  async applyRetention(
+    scope: RetentionScope,
+    fullBefore: Date,
+    basicBefore: Date,
+  ): Promise<{ stripped: number; deleted: number }> {
+    const [where, param] =
+      'tenantId' in scope ? ['tenant_id = $2', scope.tenantId] : ['NOT (tenant_id = ANY($2))', scope.exceptTenants];
+    const strip: [unknown, number] = await this.dataSource.query(
+      `UPDATE tool_audit_records SET input_args = NULL, output = NULL
+        WHERE audit_level = 'full' AND (input_args IS NOT NULL OR output IS NOT NULL) AND "timestamp" < $1 AND ${where}`,
+      [fullBefore, param],
+    );
+    const drop: [unknown, number] = await this.dataSource.query(
+      `DELETE FROM tool_audit_records WHERE "timestamp" < $1 AND ${where}`,
+      [basicBefore, param],
+    );
+    return { stripped: strip[1] ?? 0, deleted: drop[1] ?? 0 };
+  }
+
+  /** Invocations of a tool since a time, for one tenant or all. */
+  async usage(toolId: string, since: Date, tenantId?: string): Promise<UsageRows> {
+    const params: unknown[] = [toolId, since];
+    let scope = `tool_id = $1 AND "timestamp" >= $2 AND ${RAN}`;
+    if (tenantId !== undefined) {
+      params.push(tenantId);
+      scope += ` AND tenant_id = $3`;
+    }
+    const [totals, byTenant, byDay] = await Promise.all([
+      this.dataSource.query(
+        `SELECT count(*)::int AS total, count(DISTINCT tenant_id)::int AS tenants,
+                coalesce(avg((status = 'success')::int), 0)::float AS success_rate,
+                coalesce(avg(duration_ms), 0)::float AS avg_ms,
+                coalesce(percentile_cont(0.99) WITHIN GROUP (ORDER BY duration_ms), 0)::float AS p99_ms
+           FROM tool_audit_records WHERE ${scope}`,
+        params,
+      ),
+      this.dataSource.query(
+        `SELECT tenant_id, count(*)::int AS invocations, avg((status = 'success')::int)::float AS success_rate
+           FROM tool_audit_records WHERE ${scope} GROUP BY tenant_id ORDER BY invocations DESC, tenant_id`,
+        params,
+      ),
+      this.dataSource.query(
+        `SELECT to_char(date_trunc('day', "timestamp" AT TIME ZONE 'UTC'), 'YYYY-MM-DD') AS date, count(*)::int AS invocations
+           FROM tool_audit_records WHERE ${scope} GROUP BY 1 ORDER BY 1`,
+        params,
+      ),
+    ]);
+    return { totals: totals[0] as UsageRows['totals'], byTenant, byDay };
+  }
+}

@@ -1,0 +1,3 @@
+import { CredentialEntity } from './credential.entity';
+
+export const CREDENTIALS_ENTITIES = [CredentialEntity];

@@ -1,0 +1,3 @@
+import { McpSourceEntity } from './mcp-source.entity';
+
+export const MCP_ENTITIES = [McpSourceEntity];
