@@ -12,6 +12,30 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'error',
     },
   },
+  // Module boundaries (README, "Architecture"): each rule names the directories whose files may not import
+  // the listed folders. A pattern matches the folder anywhere in a relative path, e.g. '../../catalog/x'.
+  ...boundaries([
+    {
+      files: ['src/common/**'],
+      forbid: '^\\.\\./',
+      message: 'src/common knows no feature: move what it needs into common, or the code into the feature.',
+    },
+    {
+      files: ['src/tools/builtins/**'],
+      forbid: '(^|/)(catalog|invocation|mcp|gateway|responses)(/|$)',
+      message: 'Providers are called by the dispatcher and know nothing of the catalog, invocation or MCP.',
+    },
+    {
+      files: ['src/tools/registry/**', 'src/tools/mcp/**'],
+      forbid: '(^|/)(invocation|gateway|responses)(/|$)',
+      message: 'The registry and MCP sources supply executors; they never call the dispatcher.',
+    },
+    {
+      files: ['src/gateway/**'],
+      forbid: '(^|/)tools/(catalog|mcp|registry)(/|$)',
+      message: 'The /mcp gateway reaches tools only through the dispatcher (src/tools/invocation).',
+    },
+  ]),
   {
     files: ['**/*.js', '**/*.cjs'],
     languageOptions: {
@@ -21,3 +45,11 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
 );
+
+/** One `no-restricted-imports` setting per directory (flat config: a later setting replaces an earlier one). */
+function boundaries(rules) {
+  return rules.map(({ files, forbid, message }) => ({
+    files,
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: forbid, message }] }] },
+  }));
+}

@@ -1,19 +1,30 @@
-import { DynamicModule, Global, MiddlewareConsumer, Module, ModuleMetadata, NestModule } from '@nestjs/common';
+import {
+  DynamicModule,
+  Global,
+  MiddlewareConsumer,
+  Module,
+  ModuleMetadata,
+  NestModule,
+  RequestMethod,
+} from '@nestjs/common';
 import { json, urlencoded } from 'body-parser';
-import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ClsModule } from 'nestjs-cls';
 import { LoggerModule } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
+import { AuthGuard } from './auth/auth.guard';
 import { AuthModule } from './auth/auth.module';
 import { Clock, SystemClock } from './common/clock';
 import { ErrorFilter } from './common/error.filter';
 import { jsonDepthLimit } from './common/json-depth.middleware';
+import { JsonSchemaValidator } from './common/json-schema';
 import { createValidationPipe } from './common/validation';
 import { AppConfig } from './config/app-config';
 import type { Config } from './config/config.schema';
 import { ChangeEvents } from './database/change-events';
 import { Database } from './database/database';
 import { loggingParams } from './observability/logging';
+import { HttpMetricsMiddleware } from './observability/http-metrics';
 import { ObservabilityModule } from './observability/observability.module';
 import { TenancyModule } from './tenancy/tenancy.module';
 import { ProviderModule } from './tools/builtins/builtin-modules';
@@ -22,11 +33,19 @@ import { CatalogModule } from './tools/catalog/catalog.module';
 import { CredentialsModule } from './tools/catalog/credentials/credentials.module';
 import { McpModule } from './tools/mcp/mcp.module';
 import { GatewayModule } from './gateway/gateway.module';
+import { OriginCheckMiddleware } from './gateway/origin-check';
+import { registryCors } from './mcp-registry/registry-cors.middleware';
+import { McpRegistryModule } from './mcp-registry/mcp-registry.module';
 import { InvocationModule } from './tools/invocation/invocation.module';
+import { ProviderApiMetricsMiddleware } from './tools/registry/provider-api-metrics.middleware';
 import { RegistryModule } from './tools/registry/registry.module';
 import { ResponsesModule } from './responses/responses.module';
 
-/** Configuration, database and change notifications, available to every module. */
+/**
+ * Configuration, time, database, change notifications and the JSON Schema validator: infrastructure that
+ * knows no feature, available to every module. The only global module of ours; feature modules import
+ * each other explicitly.
+ */
 @Global()
 @Module({})
 class CoreModule {
@@ -39,8 +58,9 @@ class CoreModule {
         { provide: Database, useValue: database },
         { provide: DataSource, useValue: database.dataSource },
         ChangeEvents,
+        JsonSchemaValidator,
       ],
-      exports: [AppConfig, Clock, Database, DataSource, ChangeEvents],
+      exports: [AppConfig, Clock, Database, DataSource, ChangeEvents, JsonSchemaValidator],
     };
   }
 }
@@ -58,17 +78,32 @@ export interface AppModuleOptions {
 
 @Module({})
 export class AppModule implements NestModule {
-  /**
-   * Request bodies are parsed here, after the logging and metrics middleware of the imported modules, so
-   * requests refused by the parser (malformed JSON, too large) are logged and counted like any other.
-   */
   constructor(private readonly config: AppConfig) {}
 
+  /**
+   * All of the application's middleware, in the order it runs. Before it, the libraries' global modules
+   * mount theirs: pino-http (request log, request id) and nestjs-cls (the per-request context).
+   * 1. HTTP metrics, then the provider-API metrics: first, so every request is counted, refused ones too.
+   * 2. Body parsers (JSON, form, JSON depth): after the metrics, so a body refused as malformed, too large
+   *    or too deep is still logged and counted.
+   * 3. Origin check on /mcp and CORS on the registry API /v0.1: route-specific, after the parsers, so a
+   *    malformed body is refused the same way on every route.
+   * Then Nest's enhancers, registered below: AuthGuard (identity and tenant), the ValidationPipe (DTOs),
+   * and the ErrorFilter that turns anything thrown by middleware, guard, pipe or handler into the envelope.
+   */
   configure(consumer: MiddlewareConsumer): void {
     const limit = this.config.server.body_limit;
+    consumer.apply(HttpMetricsMiddleware, ProviderApiMetricsMiddleware).forRoutes('*');
     consumer
       .apply(json({ limit }), urlencoded({ limit, extended: true }), jsonDepthLimit(this.config.server.max_json_depth))
       .forRoutes('*');
+    consumer
+      .apply(OriginCheckMiddleware)
+      .forRoutes(
+        { path: 'mcp', method: RequestMethod.ALL },
+        { path: 'mcp/profiles/:agent_profile', method: RequestMethod.ALL },
+      );
+    consumer.apply(registryCors).forRoutes({ path: 'v0.1/*path', method: RequestMethod.ALL });
   }
 
   static forRoot({
@@ -95,14 +130,16 @@ export class AppModule implements NestModule {
         CredentialsModule,
         McpModule,
         GatewayModule,
+        McpRegistryModule,
         InvocationModule,
         ResponsesModule,
         ...enabledProviderModules(config, providers).map((entry) => entry.module),
         ...imports,
       ],
       providers: [
-        { provide: APP_FILTER, useClass: ErrorFilter },
+        { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_PIPE, useFactory: createValidationPipe },
+        { provide: APP_FILTER, useClass: ErrorFilter },
       ],
     };
   }

@@ -2,14 +2,16 @@ import { createHash } from 'node:crypto';
 import { bearer, startApp, TestApp } from './support/app';
 import { ENGINES } from './support/databases';
 import { expectError } from './support/errors';
+import { ManualClock } from './support/manual-clock';
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 describe.each(ENGINES)('API keys on %s', (engine) => {
   let app: TestApp;
+  const clock = new ManualClock();
 
   beforeAll(async () => {
-    app = await startApp(engine);
+    app = await startApp(engine, { clock });
   });
   afterAll(() => app?.close());
 
@@ -103,7 +105,7 @@ describe.each(ENGINES)('API keys on %s', (engine) => {
     it('refuses a key once expires_in has passed', async () => {
       const created = await createKey({ name: 'short lived', tenant_id: 'acme', expires_in: 1 });
       expect(created.expires_at).toBeGreaterThanOrEqual(created.created_at as number);
-      await sleep(1200);
+      clock.advance(1200);
       expectError(await app.http.get('/v1/tenants/acme/settings').set(bearer(created.secret)), 401, {
         code: 'expired_api_key',
       });

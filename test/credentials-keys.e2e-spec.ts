@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { ConfigError } from '../src/config/config.loader';
 import { keyId } from '../src/tools/catalog/credentials/credential-cipher';
+import { CredentialsModule } from '../src/tools/catalog/credentials/credentials.module';
 import { CredentialsService, CredentialUnavailableError } from '../src/tools/catalog/credentials/credentials.service';
 import { SecretResolver } from '../src/tools/catalog/credentials/secret-resolver';
 import { bearer, startApp, TestApp } from './support/app';
@@ -239,7 +240,7 @@ class NeedsSecrets implements OnModuleInit {
   }
 }
 
-@Module({ providers: [NeedsSecrets] })
+@Module({ imports: [CredentialsModule], providers: [NeedsSecrets] })
 class NeedsSecretsModule {}
 
 describe('source-level secrets in the running app', () => {

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '../common/api-error';
+import { Clock } from '../common/clock';
+import { TtlCache } from '../common/ttl-cache';
 import { ChangeEvents } from '../database/change-events';
 import { BackgroundTasks } from '../observability/background';
 import { newId } from '../common/ids';
@@ -18,20 +20,18 @@ const CACHE_TTL_MS = 60_000;
 const CACHE_MAX_ENTRIES = 10_000;
 const KEYS_CHANGED = 'api_keys.changed';
 
-interface CachedKey {
-  entity: ApiKeyEntity;
-  cachedAt: number;
-}
-
 @Injectable()
 export class ApiKeysService {
-  private readonly verified = new Map<string, CachedKey>();
+  /** Keyed by the secret's hash, or `id:<key id>` for lookups by id. */
+  private readonly verified: TtlCache<string, ApiKeyEntity>;
 
   constructor(
     private readonly keys: ApiKeyRepository,
     private readonly events: ChangeEvents,
     private readonly background: BackgroundTasks,
+    private readonly clock: Clock,
   ) {
+    this.verified = new TtlCache(CACHE_TTL_MS, CACHE_MAX_ENTRIES, () => clock.now().getTime());
     events.subscribe(KEYS_CHANGED, () => this.verified.clear());
     events.onReset(() => this.verified.clear());
   }
@@ -43,9 +43,9 @@ export class ApiKeysService {
     const expiresAt = input.expires_at
       ? new Date(input.expires_at)
       : input.expires_in
-        ? new Date(Date.now() + input.expires_in * 1000)
+        ? new Date(this.clock.now().getTime() + input.expires_in * 1000)
         : null;
-    if (expiresAt && expiresAt.getTime() <= Date.now()) {
+    if (expiresAt && expiresAt <= this.clock.now()) {
       throw ApiError.invalid('expires_at must be in the future', 'expires_at');
     }
     const { entity, secret } = await this.insert({
@@ -54,7 +54,7 @@ export class ApiKeysService {
       role: input.role ?? 'member',
       expiresAt,
     });
-    return { ...present(entity), secret };
+    return { ...present(entity, this.clock.now()), secret };
   }
 
   /** Inserts a key; the secret is generated unless given (ADMIN_API_KEY) and never stored. */
@@ -78,20 +78,20 @@ export class ApiKeysService {
       expiresAt: fields.expiresAt ?? null,
       revokedAt: null,
       lastUsedAt: null,
-      createdAt: new Date(),
+      createdAt: this.clock.now(),
     });
     await this.keys.insert(entity);
     return { entity, secret };
   }
 
   list(query: ListApiKeysQueryDto): Promise<ListPage<ApiKeyDto>> {
-    return this.keys.page(query.tenant_id, query, present);
+    return this.keys.page(query.tenant_id, query, (entity) => present(entity, this.clock.now()));
   }
 
   async get(id: string): Promise<ApiKeyDto> {
     const entity = await this.keys.find({ id });
     if (!entity) throw ApiError.notFound('API key', id, 'id');
-    return present(entity);
+    return present(entity, this.clock.now());
   }
 
   /** Revocation is immediate and idempotent: revoking a revoked key answers the same way. */
@@ -99,7 +99,7 @@ export class ApiKeysService {
     const entity = await this.keys.find({ id });
     if (!entity) throw ApiError.notFound('API key', id, 'id');
     if (!entity.revokedAt) {
-      await this.keys.revoke(id, new Date());
+      await this.keys.revoke(id, this.clock.now());
       await this.keysChanged();
     }
     return { id, object: 'api_key.deleted', deleted: true };
@@ -116,7 +116,7 @@ export class ApiKeysService {
    */
   async authenticate(secret: string): Promise<Identity> {
     const secretHash = hashApiKeySecret(secret);
-    const entity = this.cached(secretHash) ?? (await this.load({ secretHash }, secretHash));
+    const entity = this.verified.get(secretHash) ?? (await this.load({ secretHash }, secretHash));
     if (!entity) throw ApiError.unauthorized('Invalid API key');
     return this.identityOf(entity);
   }
@@ -127,7 +127,7 @@ export class ApiKeysService {
    */
   async authenticateById(id: string): Promise<Identity> {
     const cacheKey = `id:${id}`;
-    const entity = this.cached(cacheKey) ?? (await this.load({ id }, cacheKey));
+    const entity = this.verified.get(cacheKey) ?? (await this.load({ id }, cacheKey));
     if (!entity)
       throw ApiError.unauthorized('The API key this token was issued for no longer exists', 'revoked_api_key');
     return this.identityOf(entity);
@@ -135,32 +135,21 @@ export class ApiKeysService {
 
   private identityOf(entity: ApiKeyEntity): Identity {
     if (entity.revokedAt) throw ApiError.unauthorized('This API key has been revoked', 'revoked_api_key');
-    if (entity.expiresAt && entity.expiresAt.getTime() <= Date.now()) {
+    if (entity.expiresAt && entity.expiresAt <= this.clock.now()) {
       throw ApiError.unauthorized('This API key has expired', 'expired_api_key');
     }
     this.touch(entity);
     return { tenantId: entity.tenantId, role: entity.role, subject: entity.id, method: 'api_key' };
   }
 
-  /** `cacheKey` is the secret's hash, or `id:<key id>` for lookups by id. */
-  private cached(cacheKey: string): ApiKeyEntity | undefined {
-    const hit = this.verified.get(cacheKey);
-    if (hit && Date.now() - hit.cachedAt < CACHE_TTL_MS) return hit.entity;
-    this.verified.delete(cacheKey);
-    return undefined;
-  }
-
   private async load(where: { secretHash: string } | { id: string }, cacheKey: string): Promise<ApiKeyEntity | null> {
     const entity = await this.keys.find(where);
-    if (entity && !entity.revokedAt) {
-      if (this.verified.size >= CACHE_MAX_ENTRIES) this.verified.clear();
-      this.verified.set(cacheKey, { entity, cachedAt: Date.now() });
-    }
+    if (entity && !entity.revokedAt) this.verified.set(cacheKey, entity);
     return entity;
   }
 
   private touch(entity: ApiKeyEntity): void {
-    const now = Date.now();
+    const now = this.clock.now().getTime();
     if (entity.lastUsedAt && now - entity.lastUsedAt.getTime() < LAST_USED_RESOLUTION_MS) return;
     entity.lastUsedAt = new Date(now);
     // Not awaited: a failed bookkeeping write must not fail the request it describes.
@@ -168,8 +157,8 @@ export class ApiKeysService {
   }
 }
 
-function present(entity: ApiKeyEntity): ApiKeyDto {
-  const expired = entity.expiresAt !== null && entity.expiresAt.getTime() <= Date.now();
+function present(entity: ApiKeyEntity, now: Date): ApiKeyDto {
+  const expired = entity.expiresAt !== null && entity.expiresAt <= now;
   return {
     id: entity.id,
     object: 'api_key',

@@ -1,11 +1,12 @@
 import { DynamicModule, Module, Provider } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import type { Config } from '../config/config.schema';
+import { ObservabilityModule } from '../observability/observability.module';
+import { TenancyModule } from '../tenancy/tenancy.module';
+import { CredentialsModule } from '../tools/catalog/credentials/credentials.module';
 import { ApiKeysController } from './api-keys.controller';
 import { ApiKeyRepository } from './api-key.repository';
 import { ApiKeysService } from './api-keys.service';
-import { AuthGuard } from './auth.guard';
 import { BootstrapAdminService } from './bootstrap-admin.service';
 import { jwtConfigured, JwtStrategy } from './jwt.strategy';
 import { builtInAuthorizationServer, oauthConfigured } from './oauth-resource';
@@ -19,12 +20,7 @@ import { ProtectedResourceController } from './protected-resource.controller';
 @Module({})
 export class AuthModule {
   static forRoot(config: Config): DynamicModule {
-    const providers: Provider[] = [
-      ApiKeyRepository,
-      ApiKeysService,
-      BootstrapAdminService,
-      { provide: APP_GUARD, useClass: AuthGuard },
-    ];
+    const providers: Provider[] = [ApiKeyRepository, ApiKeysService, BootstrapAdminService];
     if (jwtConfigured(config.auth.jwt)) providers.push(JwtStrategy);
     const controllers: DynamicModule['controllers'] = [ApiKeysController];
     if (builtInAuthorizationServer(config.auth.oauth)) {
@@ -36,7 +32,7 @@ export class AuthModule {
     }
     return {
       module: AuthModule,
-      imports: [PassportModule],
+      imports: [PassportModule, ObservabilityModule, TenancyModule, CredentialsModule],
       controllers,
       providers,
       exports: [ApiKeysService, BootstrapAdminService],

@@ -4,6 +4,7 @@ import type { Request } from 'express';
 import { passportJwtSecret } from 'jwks-rsa';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import { ApiError } from '../common/api-error';
+import { Clock } from '../common/clock';
 import { AppConfig } from '../config/app-config';
 import type { Identity } from '../tenancy/request-context';
 import { identityFromClaims } from './jwt.strategy';
@@ -21,7 +22,10 @@ const DISCOVERY_RETRY_MS = 10_000;
  */
 @Injectable()
 export class OAuthStrategy extends PassportStrategy(Strategy, 'oauth') {
-  constructor(private readonly config: AppConfig) {
+  constructor(
+    private readonly config: AppConfig,
+    clock: Clock,
+  ) {
     const oauth = config.auth.oauth;
     super({
       jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
@@ -30,7 +34,7 @@ export class OAuthStrategy extends PassportStrategy(Strategy, 'oauth') {
       algorithms: config.auth.jwt.algorithms ?? ['RS256', 'ES256'],
       ignoreExpiration: false,
       jsonWebTokenOptions: { clockTolerance: Math.floor(config.auth.jwt.clock_tolerance / 1000) },
-      secretOrKeyProvider: issuerKeys(oauth, config.auth.jwt.jwks_cache_ttl),
+      secretOrKeyProvider: issuerKeys(oauth, config.auth.jwt.jwks_cache_ttl, clock),
     });
   }
 
@@ -46,7 +50,7 @@ export class OAuthStrategy extends PassportStrategy(Strategy, 'oauth') {
  * the authorization server is down. A failed discovery is retried only after a pause: every bearer token,
  * however bogus, reaches this point, and must not make Toolgate hammer the issuer.
  */
-function issuerKeys(oauth: OAuthConfig, cacheMaxAge: number) {
+function issuerKeys(oauth: OAuthConfig, cacheMaxAge: number, clock: Clock) {
   let keys: Promise<KeyProvider> | undefined;
   let failedAt = 0;
   const load = async (): Promise<KeyProvider> =>
@@ -58,12 +62,12 @@ function issuerKeys(oauth: OAuthConfig, cacheMaxAge: number) {
       jwksRequestsPerMinute: 10,
     });
   return (request: Request, rawJwtToken: string, done: (error: unknown, key?: string | Buffer) => void) => {
-    if (failedAt !== 0 && Date.now() - failedAt >= DISCOVERY_RETRY_MS) {
+    if (failedAt !== 0 && clock.now().getTime() - failedAt >= DISCOVERY_RETRY_MS) {
       keys = undefined;
       failedAt = 0;
     }
     keys ??= load().catch((error: unknown) => {
-      failedAt = Date.now();
+      failedAt = clock.now().getTime();
       // Our side cannot check tokens right now: a 503 the client may retry, not a verdict on its token.
       throw ApiError.unavailable(
         `Cannot verify access tokens: ${error instanceof Error ? error.message : 'the issuer is unreachable'}`,

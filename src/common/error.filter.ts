@@ -1,8 +1,8 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
-import { REQUEST_ID_HEADER, requestId } from '../observability/logging';
 import { ApiError, ErrorType } from './api-error';
+import { REQUEST_ID_HEADER, requestId } from './request-id';
 import { matchedRoute } from './route';
 
 const TYPE_BY_STATUS: Record<number, ErrorType> = {

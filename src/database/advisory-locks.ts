@@ -18,24 +18,11 @@ export const AdvisoryLock = {
   oauthSigningKey: 7_301_009,
 } as const;
 
-/** Runs `work` while holding a session-level advisory lock on a dedicated connection. */
-export async function withAdvisoryLock<T>(dataSource: DataSource, key: number, work: () => Promise<T>): Promise<T> {
-  const runner = dataSource.createQueryRunner();
-  await runner.connect();
-  try {
-    await runner.query('SELECT pg_advisory_lock($1)', [key]);
-    try {
-      return await work();
-    } finally {
-      await runner.query('SELECT pg_advisory_unlock($1)', [key]);
-    }
-  } finally {
-    await runner.release();
-  }
-}
-
-/** Runs `work` if no one else holds the session-level lock (answers undefined then), on a dedicated connection. */
-export async function withTryAdvisoryLock<T>(
+/**
+ * Runs `work` unless another session holds the lock, answering undefined then: periodic work that one
+ * replica at a time should do, where a replica that finds the lock taken simply skips its turn.
+ */
+export async function tryWithAdvisoryLock<T>(
   dataSource: DataSource,
   key: number,
   work: () => Promise<T>,
@@ -47,6 +34,22 @@ export async function withTryAdvisoryLock<T>(
       locked: boolean;
     }[];
     if (!locked) return undefined;
+    try {
+      return await work();
+    } finally {
+      await runner.query('SELECT pg_advisory_unlock($1)', [key]);
+    }
+  } finally {
+    await runner.release();
+  }
+}
+
+/** Runs `work` while holding a session-level advisory lock on a dedicated connection. */
+export async function withAdvisoryLock<T>(dataSource: DataSource, key: number, work: () => Promise<T>): Promise<T> {
+  const runner = dataSource.createQueryRunner();
+  await runner.connect();
+  try {
+    await runner.query('SELECT pg_advisory_lock($1)', [key]);
     try {
       return await work();
     } finally {

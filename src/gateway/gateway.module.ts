@@ -1,27 +1,19 @@
-import { MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
+import { Module } from '@nestjs/common';
+import { TenancyModule } from '../tenancy/tenancy.module';
+import { InvocationModule } from '../tools/invocation/invocation.module';
 import { McpGatewayController } from './mcp-gateway.controller';
 import { McpGatewayService } from './mcp-gateway.service';
-import { OriginCheckMiddleware } from './origin-check';
-import { registryCors } from './registry/registry-cors.middleware';
-import { RegistryController } from './registry/registry.controller';
-import { RegistryService } from './registry/registry.service';
 import { toolEmbeddingsProvider } from './tool-search/tool-embeddings.provider';
 import { ToolSearch } from './tool-search/tool-search.service';
 import { ToolSearchCache } from './tool-search/tool-search-cache';
 
-/** The MCP server endpoint /mcp, exposing each tenant's effective tools to MCP clients, and its registry API. */
+/**
+ * The MCP server endpoint /mcp, exposing each tenant's effective tools to MCP clients. It reaches tools
+ * only through the dispatcher; OriginCheckMiddleware guarding it is mounted by AppModule.
+ */
 @Module({
-  controllers: [McpGatewayController, RegistryController],
-  providers: [McpGatewayService, RegistryService, ToolSearchCache, toolEmbeddingsProvider, ToolSearch],
+  imports: [TenancyModule, InvocationModule],
+  controllers: [McpGatewayController],
+  providers: [McpGatewayService, ToolSearchCache, toolEmbeddingsProvider, ToolSearch],
 })
-export class GatewayModule implements NestModule {
-  configure(consumer: MiddlewareConsumer): void {
-    consumer
-      .apply(OriginCheckMiddleware)
-      .forRoutes(
-        { path: 'mcp', method: RequestMethod.ALL },
-        { path: 'mcp/profiles/:agent_profile', method: RequestMethod.ALL },
-      );
-    consumer.apply(registryCors).forRoutes({ path: 'v0.1/*path', method: RequestMethod.ALL });
-  }
-}
+export class GatewayModule {}

@@ -1,4 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { argumentsJsonSchema } from '../tools/tool-arguments';
+import { callToolSchema, searchToolsSchema } from './meta-tool-arguments';
 
 /**
  * The two tools /mcp lists instead of a caller's effective set when that set is larger than
@@ -9,9 +11,8 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 export const SEARCH_TOOLS = 'search_tools';
 export const CALL_TOOL = 'call_tool';
 
-export const MAX_QUERY_CHARS = 1000;
-export const DEFAULT_SEARCH_LIMIT = 10;
-export const MAX_SEARCH_LIMIT = 50;
+const SEARCH_TOOLS_INPUT = argumentsJsonSchema(searchToolsSchema) as Tool['inputSchema'];
+const CALL_TOOL_INPUT = argumentsJsonSchema(callToolSchema) as Tool['inputSchema'];
 
 export function metaTools(available: number): Tool[] {
   return [
@@ -21,26 +22,7 @@ export function metaTools(available: number): Tool[] {
         `Search the ${available} tools available to you and get their definitions (name, description, input schema). ` +
         'Describe what you want to do in plain words; the best matches come first. ' +
         `Then run one with ${CALL_TOOL}, or call it directly by its name.`,
-      inputSchema: {
-        type: 'object',
-        properties: {
-          query: {
-            type: 'string',
-            minLength: 1,
-            maxLength: MAX_QUERY_CHARS,
-            description: 'What the tool should do, e.g. "open a pull request" or "current weather in a city".',
-          },
-          limit: {
-            type: 'integer',
-            minimum: 1,
-            maximum: MAX_SEARCH_LIMIT,
-            default: DEFAULT_SEARCH_LIMIT,
-            description: 'How many tools to return at most.',
-          },
-        },
-        required: ['query'],
-        additionalProperties: false,
-      },
+      inputSchema: SEARCH_TOOLS_INPUT,
       outputSchema: {
         type: 'object',
         properties: {
@@ -64,15 +46,7 @@ export function metaTools(available: number): Tool[] {
     {
       name: CALL_TOOL,
       description: `Run a tool found with ${SEARCH_TOOLS}: give its exact name and its arguments.`,
-      inputSchema: {
-        type: 'object',
-        properties: {
-          name: { type: 'string', minLength: 1, maxLength: 256, description: 'The tool name search_tools returned.' },
-          arguments: { type: 'object', description: "The tool's arguments, matching its input schema." },
-        },
-        required: ['name'],
-        additionalProperties: false,
-      },
+      inputSchema: CALL_TOOL_INPUT,
       annotations: { title: 'Call a tool' },
     },
   ];

@@ -2,6 +2,14 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { Counter } from 'prom-client';
 import { MetricsRegistry } from './metrics.registry';
 
+/** Work repeated on an interval by `BackgroundTasks.every`. */
+export interface RepeatingTask {
+  /** Runs it now, or joins the run in progress; settles when that run ends (failures already recorded). */
+  runNow(): Promise<void>;
+  /** Clears the timer and waits for the run in progress. */
+  stop(): Promise<void>;
+}
+
 /**
  * The one way to run work nobody awaits (timers, event handlers, best-effort bookkeeping). A failure is
  * logged and counted in `<ns>_background_task_failures_total{task}`, never left as an unhandled
@@ -24,6 +32,35 @@ export class BackgroundTasks {
   /** Starts `work` without waiting for it; a failure (thrown or rejected) is recorded under `task`. */
   run(task: string, work: () => Promise<unknown>): void {
     void this.settle(task, Promise.resolve().then(work));
+  }
+
+  /**
+   * The one scheduler of periodic work: runs `work` every `intervalMs` (and at once with `immediately`)
+   * until stopped. A run still going when the next is due is not doubled. The timer does not keep the
+   * process alive. Work that one replica at a time should do takes `tryWithAdvisoryLock` inside `work`.
+   */
+  every(
+    task: string,
+    intervalMs: number,
+    work: () => Promise<unknown>,
+    options: { immediately?: boolean } = {},
+  ): RepeatingTask {
+    let running: Promise<void> | undefined;
+    const runNow = (): Promise<void> => {
+      running ??= this.settle(task, Promise.resolve().then(work)).then(() => {
+        running = undefined;
+      });
+      return running;
+    };
+    const timer = setInterval(() => void runNow(), intervalMs).unref();
+    if (options.immediately) void runNow();
+    return {
+      runNow,
+      stop: async () => {
+        clearInterval(timer);
+        await running;
+      },
+    };
   }
 
   /** Waits for `promise`; a failure is recorded under `task` and answered with undefined. */

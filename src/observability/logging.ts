@@ -1,19 +1,7 @@
 import type { Params } from 'nestjs-pino';
-import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthenticatedRequest } from '../auth/auth.guard';
+import { requestId } from '../common/request-id';
 import type { Config } from '../config/config.schema';
-
-export const REQUEST_ID_HEADER = 'x-request-id';
-const ACCEPTABLE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
-/** Keeps a caller's correlation id when it is sane, otherwise mints one; either way it is echoed back. */
-export function requestId(request: IncomingMessage, response: ServerResponse): string {
-  const given = request.headers[REQUEST_ID_HEADER];
-  const id = typeof given === 'string' && ACCEPTABLE_REQUEST_ID.test(given) ? given : randomUUID();
-  response.setHeader(REQUEST_ID_HEADER, id);
-  return id;
-}
 
 /**
  * JSON logs with request id and tenant. Requests are logged with method, path and user agent only, so

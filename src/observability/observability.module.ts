@@ -1,19 +1,15 @@
-import { Global, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { BackgroundTasks } from './background';
 import { HealthController } from './health.controller';
-import { HttpMetrics, HttpMetricsMiddleware } from './http-metrics';
+import { HttpMetrics } from './http-metrics';
 import { Lifecycle } from './lifecycle';
 import { MetricsController } from './metrics.controller';
 import { MetricsRegistry } from './metrics.registry';
 
-@Global()
+/** Metrics, health, lifecycle and tracked background work; HttpMetricsMiddleware, which uses HttpMetrics, is mounted by AppModule. */
 @Module({
   controllers: [HealthController, MetricsController],
   providers: [MetricsRegistry, HttpMetrics, Lifecycle, BackgroundTasks],
-  exports: [MetricsRegistry, Lifecycle, BackgroundTasks],
+  exports: [MetricsRegistry, HttpMetrics, Lifecycle, BackgroundTasks],
 })
-export class ObservabilityModule implements NestModule {
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(HttpMetricsMiddleware).forRoutes('*');
-  }
-}
+export class ObservabilityModule {}

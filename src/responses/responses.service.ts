@@ -2,7 +2,7 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap }
 import { ApiError } from '../common/api-error';
 import { newId, randomToken } from '../common/ids';
 import { AppConfig } from '../config/app-config';
-import { BackgroundTasks } from '../observability/background';
+import { BackgroundTasks, RepeatingTask } from '../observability/background';
 import type { Identity } from '../tenancy/request-context';
 import { ToolDispatcher } from '../tools/invocation/tool-dispatcher';
 import { presentingEvents, presentResponse } from './response-presenter';
@@ -48,7 +48,7 @@ export class ResponsesService implements OnApplicationBootstrap, BeforeApplicati
   private readonly owner = `replica_${randomToken(12)}`;
   /** Runs of this replica, by response id, so a cancel or shutdown reaches them at once. */
   private readonly running = new Map<string, AbortController>();
-  private sweeper?: NodeJS.Timeout;
+  private sweeper?: RepeatingTask;
 
   constructor(
     private readonly config: AppConfig,
@@ -63,14 +63,13 @@ export class ResponsesService implements OnApplicationBootstrap, BeforeApplicati
 
   onApplicationBootstrap(): void {
     const lease = this.config.engine.background_lease;
-    this.background.run('responses_sweep', () => this.sweep());
-    this.sweeper = setInterval(() => this.background.run('responses_sweep', () => this.sweep()), lease);
-    this.sweeper.unref();
+    this.sweeper = this.background.every('responses_sweep', lease, () => this.sweep(), { immediately: true });
   }
 
-  beforeApplicationShutdown(): void {
-    clearInterval(this.sweeper);
+  async beforeApplicationShutdown(): Promise<void> {
+    const sweeping = this.sweeper?.stop();
     for (const run of this.running.values()) run.abort(new StopResponse(SHUTTING_DOWN));
+    await sweeping;
   }
 
   /**

@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { ApiError } from '../common/api-error';
-import { ConfigError } from '../config/config.loader';
+import { readSecretFile } from '../config/secret-file';
 import type { Config } from '../config/config.schema';
 
 export const UPSTREAM_KEY_ENV = 'ENGINE_UPSTREAM_API_KEY';
@@ -24,23 +23,9 @@ export function resolveUpstreamSettings(
 ): UpstreamSettings | undefined {
   const upstream = engine.upstream;
   if (!upstream.url) return undefined;
-  let apiKey = env[UPSTREAM_KEY_ENV]?.trim() || undefined;
-  if (upstream.api_key_file) {
-    const file = upstream.api_key_file;
-    try {
-      apiKey = readFileSync(file, 'utf8').trim();
-    } catch (error) {
-      const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-      throw new ConfigError(
-        `Invalid configuration: engine.upstream.api_key_file = ${JSON.stringify(file)}: cannot read it (${reason})`,
-      );
-    }
-    if (!apiKey) {
-      throw new ConfigError(
-        `Invalid configuration: engine.upstream.api_key_file = ${JSON.stringify(file)}: the file is empty`,
-      );
-    }
-  }
+  const apiKey = upstream.api_key_file
+    ? readSecretFile('engine.upstream.api_key_file', upstream.api_key_file)
+    : env[UPSTREAM_KEY_ENV]?.trim() || undefined;
   return { url: upstream.url.replace(/\/+$/, ''), apiKey, timeoutMs: upstream.timeout, model: upstream.model };
 }
 

@@ -1,10 +1,10 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { RequestContext } from './request-context';
 import { TenantSettingsRepository } from './tenant-settings.repository';
 import { TenantSettingsService } from './tenant-settings.service';
 import { TenantsController } from './tenants.controller';
 
-@Global()
+/** The caller's identity per request and per-tenant settings. */
 @Module({
   controllers: [TenantsController],
   providers: [RequestContext, TenantSettingsRepository, TenantSettingsService],

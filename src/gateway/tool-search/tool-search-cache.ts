@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
+import { TtlCache } from '../../common/ttl-cache';
 import type { ToolDefinition } from '../../tools/tool-executor';
 import { ToolSearchIndex } from './tool-search-index';
 
@@ -14,19 +15,16 @@ const CACHED_INDEXES = 16;
  */
 @Injectable()
 export class ToolSearchCache {
-  private readonly indexes = new Map<string, ToolSearchIndex>();
+  /** No ttl: a digest names its definitions exactly, so an index never goes out of date, only out of use. */
+  private readonly indexes = new TtlCache<string, ToolSearchIndex>(Infinity, CACHED_INDEXES);
 
   indexFor(definitions: readonly ToolDefinition[]): ToolSearchIndex {
     const key = digest(definitions);
     let index = this.indexes.get(key);
-    if (index) {
-      // Most recently used last: Map keeps insertion order, so the first key is the one to drop.
-      this.indexes.delete(key);
-    } else {
+    if (!index) {
       index = new ToolSearchIndex(definitions);
-      if (this.indexes.size >= CACHED_INDEXES) this.indexes.delete(this.indexes.keys().next().value!);
+      this.indexes.set(key, index);
     }
-    this.indexes.set(key, index);
     return index;
   }
 }

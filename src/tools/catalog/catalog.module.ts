@@ -1,4 +1,7 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
+import { ObservabilityModule } from '../../observability/observability.module';
+import { TenancyModule } from '../../tenancy/tenancy.module';
+import { RegistryModule } from '../registry/registry.module';
 import { ToolCallAudit } from '../invocation/tool-call-audit';
 import { ToolPolicy } from '../invocation/tool-policy';
 import { AuditQueryService } from './audit/audit-query.service';
@@ -14,6 +17,7 @@ import { BundlesController } from './bundles.controller';
 import { BundleRepository } from './bundle.repository';
 import { BundlesService } from './bundles.service';
 import { CatalogDiscovery } from './catalog-discovery.service';
+import { CredentialsModule } from './credentials/credentials.module';
 import { CatalogMetrics } from './catalog.metrics';
 import { CatalogState } from './catalog-state';
 import { CatalogToolPolicy } from './catalog-tool-policy';
@@ -27,10 +31,11 @@ import { ToolsService } from './tools.service';
 /**
  * The managed catalog: the dispatcher's ToolPolicy (access, review state, rate limits) and its
  * ToolCallAudit. Controllers of sub-resources of /v1/tools (bundles, audit) are listed before
- * ToolsController so their paths win over /v1/tools/:id.
+ * ToolsController so their paths win over /v1/tools/:id. MCP discovery writes into the catalog through
+ * CatalogDiscovery.
  */
-@Global()
 @Module({
+  imports: [ObservabilityModule, TenancyModule, RegistryModule, CredentialsModule],
   controllers: [BundlesController, AuditController, ToolsController],
   providers: [
     ToolRepository,
@@ -53,6 +58,15 @@ import { ToolsService } from './tools.service';
     BuiltinCatalogSync,
     { provide: ToolPolicy, useClass: CatalogToolPolicy },
   ],
-  exports: [CatalogState, ToolPolicy, ToolCallAudit, ToolsService, ToolReviewService, CatalogDiscovery],
+  exports: [
+    CatalogState,
+    CatalogMetrics,
+    RateLimiter,
+    ToolPolicy,
+    ToolCallAudit,
+    ToolsService,
+    ToolReviewService,
+    CatalogDiscovery,
+  ],
 })
 export class CatalogModule {}

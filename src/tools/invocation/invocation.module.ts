@@ -1,6 +1,9 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { JsonSchemaValidator } from '../../common/json-schema';
+import { ObservabilityModule } from '../../observability/observability.module';
+import { TenancyModule } from '../../tenancy/tenancy.module';
+import { CatalogModule } from '../catalog/catalog.module';
+import { CredentialsModule } from '../catalog/credentials/credentials.module';
 import { InvocationMetrics } from './invocation.metrics';
 import { ToolCallsController } from './tool-calls.controller';
 import { ToolDefinitionsController } from './tool-definitions.controller';
@@ -9,13 +12,12 @@ import { ToolExecutors } from './tool-executors';
 
 /**
  * The dispatcher and its routes; the ToolPolicy it obeys comes from the catalog, the executors it calls
- * are found by their `@ToolExecutorFor()` mark.
+ * are found by their `@ToolExecutorFor()` mark in whichever module provides them.
  */
-@Global()
 @Module({
-  imports: [DiscoveryModule],
+  imports: [DiscoveryModule, ObservabilityModule, TenancyModule, CatalogModule, CredentialsModule],
   controllers: [ToolCallsController, ToolDefinitionsController],
-  providers: [ToolDispatcher, ToolExecutors, InvocationMetrics, JsonSchemaValidator],
-  exports: [ToolDispatcher, JsonSchemaValidator],
+  providers: [ToolDispatcher, ToolExecutors, InvocationMetrics],
+  exports: [ToolDispatcher],
 })
 export class InvocationModule {}

@@ -6,6 +6,7 @@ import { connectToSource, McpConnection } from './mcp-connection';
 import type { McpSourceEntity } from './mcp-source.entity';
 import { SsrfGuardedFetch } from './ssrf-guarded-fetch';
 import { assertUrlAllowed } from './ssrf-policy';
+import { Clock } from '../../common/clock';
 
 interface PooledConnection {
   connection: Promise<McpConnection>;
@@ -28,6 +29,7 @@ export class McpClientPool implements OnApplicationShutdown {
     private readonly config: AppConfig,
     private readonly secrets: SecretResolver,
     private readonly guardedFetch: SsrfGuardedFetch,
+    private readonly clock: Clock,
   ) {
     this.sweeper = setInterval(() => this.closeIdle(), Math.min(60_000, config.mcp.idle_client_timeout)).unref();
   }
@@ -47,11 +49,11 @@ export class McpClientPool implements OnApplicationShutdown {
     const key = poolKey(source, credential);
     const pooled = this.pool.get(key);
     if (pooled) {
-      pooled.lastUsed = Date.now();
+      pooled.lastUsed = this.clock.now().getTime();
       return pooled.connection;
     }
     const connection = this.open(source, credential);
-    this.pool.set(key, { connection, lastUsed: Date.now() });
+    this.pool.set(key, { connection, lastUsed: this.clock.now().getTime() });
     const forget = () => {
       if (this.pool.get(key)?.connection === connection) this.pool.delete(key);
     };
@@ -123,7 +125,7 @@ export class McpClientPool implements OnApplicationShutdown {
   }
 
   private closeIdle(): void {
-    const cutoff = Date.now() - this.config.mcp.idle_client_timeout;
+    const cutoff = this.clock.now().getTime() - this.config.mcp.idle_client_timeout;
     for (const [key, pooled] of this.pool) {
       if (pooled.lastUsed >= cutoff) continue;
       this.pool.delete(key);

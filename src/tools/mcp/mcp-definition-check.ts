@@ -3,6 +3,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { AppConfig } from '../../config/app-config';
 import { contentHash } from '../catalog/content-hash';
+import { Clock } from '../../common/clock';
 import type { ExecutableTool } from '../tool-executor';
 import { contentOf, definitionContentOf } from './mcp-tool-content';
 
@@ -23,7 +24,10 @@ export type DefinitionVerdict = { ok: true } | { ok: false; code: 'pending_chang
 export class McpDefinitionCheck {
   private readonly listings = new WeakMap<Client, { listedAt: number; tools: Map<string, Tool> }>();
 
-  constructor(private readonly config: AppConfig) {}
+  constructor(
+    private readonly config: AppConfig,
+    private readonly clock: Clock,
+  ) {}
 
   async verify(client: Client, entry: ExecutableTool, signal: AbortSignal): Promise<DefinitionVerdict> {
     // Only discovered entries (no registering tenant) hold the server's own definition. A tool registered by
@@ -48,7 +52,7 @@ export class McpDefinitionCheck {
   private async listing(client: Client, signal: AbortSignal): Promise<Map<string, Tool>> {
     const maxAge = this.config.mcp.definition_check_max_age;
     const cached = this.listings.get(client);
-    if (cached && maxAge > 0 && Date.now() - cached.listedAt < maxAge) return cached.tools;
+    if (cached && maxAge > 0 && this.clock.now().getTime() - cached.listedAt < maxAge) return cached.tools;
     const tools = new Map<string, Tool>();
     let cursor: string | undefined;
     do {
@@ -59,7 +63,7 @@ export class McpDefinitionCheck {
       for (const tool of page.tools) tools.set(tool.name, tool);
       cursor = page.nextCursor;
     } while (cursor && tools.size < MAX_LISTED_TOOLS);
-    this.listings.set(client, { listedAt: Date.now(), tools });
+    this.listings.set(client, { listedAt: this.clock.now().getTime(), tools });
     return tools;
   }
 }

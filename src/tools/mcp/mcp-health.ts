@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Gauge } from 'prom-client';
 import { MetricsRegistry } from '../../observability/metrics.registry';
+import { Clock } from '../../common/clock';
 
 const WINDOW_MS = 15 * 60_000;
 const MAX_SAMPLES = 500;
@@ -30,7 +31,10 @@ export class McpHealth {
   private readonly discoveryOk = new Map<string, boolean>();
   private readonly gauge: Gauge<'source'>;
 
-  constructor(metrics: MetricsRegistry) {
+  constructor(
+    metrics: MetricsRegistry,
+    private readonly clock: Clock,
+  ) {
     this.gauge = metrics.gauge({
       name: 'tool_registry_mcp_server_health',
       help: 'MCP source health: 1 when discovery succeeds and recent calls mostly succeed, else 0.',
@@ -40,7 +44,7 @@ export class McpHealth {
 
   recordCall(source: string, ok: boolean, ms: number): void {
     const list = this.samples.get(source) ?? [];
-    list.push({ at: Date.now(), ok, ms });
+    list.push({ at: this.clock.now().getTime(), ok, ms });
     if (list.length > MAX_SAMPLES) list.splice(0, list.length - MAX_SAMPLES);
     this.samples.set(source, list);
     this.updateGauge(source);
@@ -58,7 +62,7 @@ export class McpHealth {
   }
 
   execution(source: string): ExecutionHealth {
-    const cutoff = Date.now() - WINDOW_MS;
+    const cutoff = this.clock.now().getTime() - WINDOW_MS;
     const recent = (this.samples.get(source) ?? []).filter((sample) => sample.at >= cutoff);
     const durations = recent.map((sample) => sample.ms).sort((a, b) => a - b);
     const pick = (q: number) =>

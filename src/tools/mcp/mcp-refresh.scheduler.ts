@@ -1,8 +1,8 @@
 import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
-import { AdvisoryLock, withTryAdvisoryLock } from '../../database/advisory-locks';
-import { BackgroundTasks } from '../../observability/background';
+import { AdvisoryLock, tryWithAdvisoryLock } from '../../database/advisory-locks';
+import { BackgroundTasks, RepeatingTask } from '../../observability/background';
 import { McpClientPool } from './mcp-client-pool';
 import { McpDiscoveryService } from './mcp-discovery.service';
 import { McpSourcesService } from './mcp-sources.service';
@@ -14,8 +14,7 @@ import { McpSourcesService } from './mcp-sources.service';
  */
 @Injectable()
 export class McpRefreshScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
+  private repeating?: RepeatingTask;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -31,26 +30,22 @@ export class McpRefreshScheduler implements OnApplicationBootstrap, OnApplicatio
   }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.tick(), this.config.mcp.refresh_tick);
-    this.timer.unref();
-    void this.tick();
+    this.repeating = this.background.every('mcp_refresh', this.config.mcp.refresh_tick, () => this.refreshDue(), {
+      immediately: true,
+    });
   }
 
   async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+    await this.repeating?.stop();
   }
 
-  /** One pass over the due sources; skipped while the previous pass runs or another replica holds the lock. */
+  /** One pass over the due sources; joins the pass in progress, skipped while another replica holds the lock. */
   tick(): Promise<void> {
-    this.running ??= this.refreshDue()
-      .catch((error: unknown) => this.background.failed('mcp_refresh', error))
-      .finally(() => (this.running = undefined));
-    return this.running;
+    return this.repeating?.runNow() ?? Promise.resolve();
   }
 
   private async refreshDue(): Promise<void> {
-    await withTryAdvisoryLock(this.dataSource, AdvisoryLock.mcpRefresh, async () => {
+    await tryWithAdvisoryLock(this.dataSource, AdvisoryLock.mcpRefresh, async () => {
       const due = await this.sources.due();
       await Promise.allSettled(due.map((source) => this.discovery.discover(source)));
     });

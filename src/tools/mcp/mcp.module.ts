@@ -1,5 +1,9 @@
 import { McpDefinitionCheck } from './mcp-definition-check';
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
+import { ObservabilityModule } from '../../observability/observability.module';
+import { CatalogModule } from '../catalog/catalog.module';
+import { CredentialsModule } from '../catalog/credentials/credentials.module';
+import { RegistryModule } from '../registry/registry.module';
 import { McpClientPool } from './mcp-client-pool';
 import { McpDiscoveryService } from './mcp-discovery.service';
 import { McpExecutor } from './mcp-executor';
@@ -11,8 +15,8 @@ import { McpSourcesService } from './mcp-sources.service';
 import { SsrfGuardedFetch } from './ssrf-guarded-fetch';
 
 /** MCP sources, discovery, health and the McpExecutor that runs `source.type = mcp` tools. */
-@Global()
 @Module({
+  imports: [ObservabilityModule, RegistryModule, CredentialsModule, CatalogModule],
   controllers: [McpSourcesController],
   providers: [
     SsrfGuardedFetch,

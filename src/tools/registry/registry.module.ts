@@ -1,17 +1,13 @@
-import { Global, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
+import { ObservabilityModule } from '../../observability/observability.module';
 import { FunctionRegistry } from './function-registry';
-import { ProviderApiMetricsMiddleware } from './provider-api-metrics.middleware';
 import { RegistryMetrics } from './registry.metrics';
 
-@Global()
+/** The FunctionRegistry of built-in providers; ProviderApiMetricsMiddleware, which uses both, is mounted by AppModule. */
 @Module({
-  imports: [DiscoveryModule],
+  imports: [DiscoveryModule, ObservabilityModule],
   providers: [FunctionRegistry, RegistryMetrics],
-  exports: [FunctionRegistry],
+  exports: [FunctionRegistry, RegistryMetrics],
 })
-export class RegistryModule implements NestModule {
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(ProviderApiMetricsMiddleware).forRoutes('*');
-  }
-}
+export class RegistryModule {}

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { ConfigError, parseProviderConfig } from '../../../config/config.loader';
+import { parseProviderConfig } from '../../../config/config.loader';
+import { readSecretFile } from '../../../config/secret-file';
 import { duration, flag, integer as anyInteger } from '../../../config/config.schema';
 import type { ParseLimits } from './ingestion/parse-limits';
 
@@ -197,19 +197,5 @@ function embeddingsEndpoint(url: string): string {
 
 function apiKey(file: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
   if (!file) return env[EMBEDDING_API_KEY_ENV]?.trim() || undefined;
-  let key: string;
-  try {
-    key = readFileSync(file, 'utf8').trim();
-  } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    throw new ConfigError(
-      `Invalid configuration: ${SECTION}.embedding_api_key_file = ${JSON.stringify(file)}: cannot read it (${reason})`,
-    );
-  }
-  if (!key) {
-    throw new ConfigError(
-      `Invalid configuration: ${SECTION}.embedding_api_key_file = ${JSON.stringify(file)}: the file is empty`,
-    );
-  }
-  return key;
+  return readSecretFile(`${SECTION}.embedding_api_key_file`, file);
 }

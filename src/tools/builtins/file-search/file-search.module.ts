@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AppConfig } from '../../../config/app-config';
+import { ObservabilityModule } from '../../../observability/observability.module';
+import { TenancyModule } from '../../../tenancy/tenancy.module';
 import { FileSearchSettings, resolveFileSearchSettings } from './file-search.config';
 import { FileSearchMetrics } from './file-search.metrics';
 import { FileSearchProvider } from './file-search.service';
@@ -28,6 +30,7 @@ import { VectorStoresService } from './vector-stores/vector-stores.service';
  * Vector Store APIs, the ingestion workers, hybrid or full-text search, and the tool itself.
  */
 @Module({
+  imports: [ObservabilityModule, TenancyModule],
   controllers: [FilesController, VectorStoresController, VectorStoreFilesController, FileBatchesController],
   providers: [
     {

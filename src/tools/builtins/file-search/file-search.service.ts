@@ -5,7 +5,13 @@ import { FunctionProvider } from '../../registry/function-provider';
 import type { ToolCall, ToolContext, ToolDefinition, ToolResult } from '../../tool-executor';
 import { FileSearchSettings } from './file-search.config';
 import { FileSearchMetrics } from './file-search.metrics';
-import { FILE_SEARCH_TOOL, fileSearchToolDefinition, parseFileSearchArguments } from './file-search.tool';
+import {
+  FILE_SEARCH_TOOL,
+  fileSearchArgumentsSchema,
+  FileSearchArgumentsSchema,
+  fileSearchToolDefinition,
+  parseFileSearchArguments,
+} from './file-search.tool';
 import { VectorIndex } from './ingestion/vector-index';
 import { parseFilter } from './search/filters';
 import { SearchService } from './search/search.service';
@@ -19,6 +25,7 @@ import { SearchService } from './search/search.service';
 @FunctionProvider('file_search')
 export class FileSearchProvider implements FunctionProvider {
   readonly name = 'file_search';
+  private readonly argumentsSchema: FileSearchArgumentsSchema;
   private readonly definition: ToolDefinition;
 
   constructor(
@@ -27,7 +34,8 @@ export class FileSearchProvider implements FunctionProvider {
     private readonly index: VectorIndex,
     private readonly metrics: FileSearchMetrics,
   ) {
-    this.definition = fileSearchToolDefinition(settings.maxResults);
+    this.argumentsSchema = fileSearchArgumentsSchema(settings.maxResults);
+    this.definition = fileSearchToolDefinition(this.argumentsSchema);
   }
 
   tools(): ToolDefinition[] {
@@ -43,7 +51,7 @@ export class FileSearchProvider implements FunctionProvider {
   }
 
   async execute(call: ToolCall, ctx: ToolContext): Promise<ToolResult> {
-    const args = parseFileSearchArguments(call.arguments);
+    const args = parseFileSearchArguments(this.argumentsSchema, call.arguments);
     if ('problem' in args)
       return failure(call.id, 'invalid_arguments', `Invalid file_search arguments: ${args.problem}`);
     const storeIds =

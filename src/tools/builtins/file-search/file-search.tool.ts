@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { argumentsJsonSchema, parseArguments } from '../../tool-arguments';
 import type { ToolDefinition } from '../../tool-executor';
 import { MAX_NUM_RESULTS_CAP } from './file-search.config';
 import { COMPARISON_TYPES, COMPOUND_TYPES } from './search/filters';
@@ -7,67 +9,72 @@ const MAX_QUERY_CHARS = 4096;
 
 const scalar = { type: ['string', 'number', 'boolean'] };
 
+/** OpenAI's filter grammar, published as JSON Schema: search/filters parses it and explains a bad filter best. */
+const FILTER_SCHEMA = {
+  description: 'A comparison on a file attribute, or and/or of filters.',
+  oneOf: [
+    {
+      type: 'object',
+      properties: {
+        type: { enum: [...COMPARISON_TYPES] },
+        key: { type: 'string', minLength: 1, maxLength: 64 },
+        value: { anyOf: [scalar, { type: 'array', items: scalar, minItems: 1 }] },
+      },
+      required: ['type', 'key', 'value'],
+      additionalProperties: false,
+    },
+    {
+      type: 'object',
+      properties: {
+        type: { enum: [...COMPOUND_TYPES] },
+        filters: { type: 'array', minItems: 1, items: { $ref: '#/definitions/filter' } },
+      },
+      required: ['type', 'filters'],
+      additionalProperties: false,
+    },
+  ],
+};
+
+/** The arguments; `defaultMaxResults` only enters the description agents read. */
+export function fileSearchArgumentsSchema(defaultMaxResults: number) {
+  const queryProblem = `must be a non-empty string of at most ${MAX_QUERY_CHARS} characters`;
+  const maxProblem = `must be an integer from 1 to ${MAX_NUM_RESULTS_CAP}`;
+  return z
+    .strictObject({
+      query: z
+        .string(queryProblem)
+        .min(1, queryProblem)
+        .max(MAX_QUERY_CHARS, queryProblem)
+        .regex(/\S/, queryProblem)
+        .describe('What to look for.'),
+      vector_store_ids: z
+        .array(z.string().regex(/^vs_/, 'must be vector store ids'))
+        .min(1, 'must be a non-empty array of vector store ids')
+        .max(10, 'must name at most 10 vector stores')
+        .optional()
+        .describe('The vector stores to search; default: those configured for the caller.'),
+      max_num_results: z
+        .int(maxProblem)
+        .min(1, maxProblem)
+        .max(MAX_NUM_RESULTS_CAP, maxProblem)
+        .optional()
+        .describe(`How many passages to return at most (default ${defaultMaxResults}).`),
+      filters: z.unknown().optional().meta({ $ref: '#/definitions/filter' }),
+    })
+    .meta({ definitions: { filter: FILTER_SCHEMA } });
+}
+
+export type FileSearchArgumentsSchema = ReturnType<typeof fileSearchArgumentsSchema>;
+export type FileSearchArguments = z.output<FileSearchArgumentsSchema>;
+
 /** The tool as agents see it: arguments with OpenAI's filter grammar, and structured results. */
-export function fileSearchToolDefinition(defaultMaxResults: number): ToolDefinition {
+export function fileSearchToolDefinition(schema: FileSearchArgumentsSchema): ToolDefinition {
   return {
     name: FILE_SEARCH_TOOL,
     description:
       'Search uploaded files for relevant information. Returns the most relevant passages as ' +
       '{file_id, filename, score, text, attributes}, best first. Ask in natural language or with keywords.',
-    parameters: {
-      type: 'object',
-      properties: {
-        query: {
-          type: 'string',
-          minLength: 1,
-          maxLength: MAX_QUERY_CHARS,
-          pattern: '\\S',
-          description: 'What to look for.',
-        },
-        vector_store_ids: {
-          type: 'array',
-          minItems: 1,
-          maxItems: 10,
-          items: { type: 'string', pattern: '^vs_' },
-          description: 'The vector stores to search; default: those configured for the caller.',
-        },
-        max_num_results: {
-          type: 'integer',
-          minimum: 1,
-          maximum: MAX_NUM_RESULTS_CAP,
-          description: `How many passages to return at most (default ${defaultMaxResults}).`,
-        },
-        filters: { $ref: '#/definitions/filter' },
-      },
-      required: ['query'],
-      additionalProperties: false,
-      definitions: {
-        filter: {
-          description: 'A comparison on a file attribute, or and/or of filters.',
-          oneOf: [
-            {
-              type: 'object',
-              properties: {
-                type: { enum: [...COMPARISON_TYPES] },
-                key: { type: 'string', minLength: 1, maxLength: 64 },
-                value: { anyOf: [scalar, { type: 'array', items: scalar, minItems: 1 }] },
-              },
-              required: ['type', 'key', 'value'],
-              additionalProperties: false,
-            },
-            {
-              type: 'object',
-              properties: {
-                type: { enum: [...COMPOUND_TYPES] },
-                filters: { type: 'array', minItems: 1, items: { $ref: '#/definitions/filter' } },
-              },
-              required: ['type', 'filters'],
-              additionalProperties: false,
-            },
-          ],
-        },
-      },
-    },
+    parameters: argumentsJsonSchema(schema),
     returns: {
       type: 'object',
       properties: {
@@ -97,30 +104,10 @@ export function fileSearchToolDefinition(defaultMaxResults: number): ToolDefinit
   };
 }
 
-export interface FileSearchArguments {
-  query: string;
-  vector_store_ids?: string[];
-  max_num_results?: number;
-  filters?: unknown;
-}
-
-/** Checks the arguments again: the provider does not rely on any one caller having validated them. */
-export function parseFileSearchArguments(raw: unknown): FileSearchArguments | { problem: string } {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { problem: 'arguments must be an object' };
-  const { query, vector_store_ids: ids, max_num_results: max, filters, ...rest } = raw as Record<string, unknown>;
-  const unknown = Object.keys(rest);
-  if (unknown.length > 0) return { problem: `$.${unknown[0]} is not an allowed property` };
-  if (typeof query !== 'string' || !/\S/.test(query) || query.length > MAX_QUERY_CHARS) {
-    return { problem: `$.query must be a non-empty string of at most ${MAX_QUERY_CHARS} characters` };
-  }
-  if (ids !== undefined && (!Array.isArray(ids) || ids.length === 0 || !ids.every((id) => typeof id === 'string'))) {
-    return { problem: '$.vector_store_ids must be a non-empty array of vector store ids' };
-  }
-  if (
-    max !== undefined &&
-    (typeof max !== 'number' || !Number.isInteger(max) || max < 1 || max > MAX_NUM_RESULTS_CAP)
-  ) {
-    return { problem: `$.max_num_results must be an integer from 1 to ${MAX_NUM_RESULTS_CAP}` };
-  }
-  return { query, vector_store_ids: ids as string[] | undefined, max_num_results: max as number | undefined, filters };
+/** Parses the arguments with the schema they are published from. */
+export function parseFileSearchArguments(
+  schema: FileSearchArgumentsSchema,
+  raw: unknown,
+): FileSearchArguments | { problem: string } {
+  return parseArguments(schema, raw);
 }

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError, parseProviderConfig } from '../../../config/config.loader';
+import { readSecretFile } from '../../../config/secret-file';
 import { duration, flag, integer as anyInteger } from '../../../config/config.schema';
 import { BACKEND_NAMES, BackendName, KEYED_BACKENDS, KeyedBackendName } from './search-backends';
 
@@ -182,23 +182,7 @@ function backendSettings(name: BackendName, section: WebSearchConfig, env: NodeJ
 
 function apiKey(name: KeyedBackendName, file: string | undefined, env: NodeJS.ProcessEnv): string {
   const backend = KEYED_BACKENDS.find((b) => b.name === name)!;
-  if (file) {
-    let key: string;
-    try {
-      key = readFileSync(file, 'utf8').trim();
-    } catch (error) {
-      const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-      throw new ConfigError(
-        `Invalid configuration: ${SECTION}.${name}.api_key_file = ${JSON.stringify(file)}: cannot read it (${reason})`,
-      );
-    }
-    if (!key) {
-      throw new ConfigError(
-        `Invalid configuration: ${SECTION}.${name}.api_key_file = ${JSON.stringify(file)}: the file is empty`,
-      );
-    }
-    return key;
-  }
+  if (file) return readSecretFile(`${SECTION}.${name}.api_key_file`, file);
   const key = env[backend.envVar]?.trim();
   if (!key) {
     throw new ConfigError(

@@ -9,6 +9,7 @@ import type { AppConfig } from '../../../config/app-config';
 import { ConfigError, validateConfig } from '../../../config/config.loader';
 import type { ToolContext, ToolResult } from '../../tool-executor';
 import { WebSearchOutput, WebSearchProvider } from './web-search.service';
+import { SystemClock } from '../../../common/clock';
 
 const servers: FakeSearchServer[] = [];
 const providers: WebSearchProvider[] = [];
@@ -38,7 +39,7 @@ function keyFile(name: string): string {
 
 function provider(section: Record<string, unknown>, namespace = 'toolgate'): WebSearchProvider {
   const config = validateConfig({ metrics: { namespace }, builtins: { web_search: { enabled: true, ...section } } });
-  const created = new WebSearchProvider(config as AppConfig);
+  const created = new WebSearchProvider(config as AppConfig, new SystemClock());
   providers.push(created);
   return created;
 }

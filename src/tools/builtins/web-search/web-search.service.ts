@@ -1,5 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { Metric } from 'prom-client';
+import { Clock } from '../../../common/clock';
+import { TtlCache } from '../../../common/ttl-cache';
 import { AppConfig } from '../../../config/app-config';
 import { FunctionProvider } from '../../registry/function-provider';
 import type { ToolCall, ToolContext, ToolDefinition, ToolResult } from '../../tool-executor';
@@ -7,10 +9,15 @@ import { createAdapter } from './adapters';
 import { DomainFilter } from './domain-filter';
 import { SearchAdapter, SearchBackendError, SearchResult } from './search-adapter';
 import type { BackendName } from './search-backends';
-import { SearchCache } from './search-cache';
 import { MAX_RESULTS_CAP, resolveWebSearchSettings, WebSearchSettings } from './web-search.config';
 import { WebSearchMetrics } from './web-search.metrics';
-import { parseWebSearchArguments, WEB_SEARCH_TOOL, webSearchToolDefinition } from './web-search.tool';
+import {
+  parseWebSearchArguments,
+  WEB_SEARCH_TOOL,
+  webSearchArgumentsSchema,
+  WebSearchArgumentsSchema,
+  webSearchToolDefinition,
+} from './web-search.tool';
 
 /** What the tool returns (its declared `returns` schema). */
 export interface WebSearchOutput {
@@ -39,18 +46,20 @@ export class WebSearchProvider implements FunctionProvider {
   private readonly settings: WebSearchSettings;
   private readonly adapters: SearchAdapter[];
   private readonly filter: DomainFilter;
-  private readonly cache: SearchCache<WebSearchOutput>;
+  private readonly cache: TtlCache<string, WebSearchOutput>;
   private readonly metrics: WebSearchMetrics;
+  private readonly argumentsSchema: WebSearchArgumentsSchema;
   private readonly definition: ToolDefinition;
 
-  constructor(config: AppConfig) {
+  constructor(config: AppConfig, clock: Clock) {
     this.settings = resolveWebSearchSettings(config);
     const { backends, timeoutMs } = this.settings;
     this.adapters = backends.map((backend) => createAdapter(backend.name, { ...backend, timeoutMs }));
     this.filter = new DomainFilter(this.settings.allowDomains, this.settings.denyDomains);
-    this.cache = new SearchCache(this.settings.cacheTtlMs, this.settings.cacheMaxEntries);
+    this.cache = new TtlCache(this.settings.cacheTtlMs, this.settings.cacheMaxEntries, () => clock.now().getTime());
     this.metrics = new WebSearchMetrics(config.metrics.namespace);
-    this.definition = webSearchToolDefinition(this.settings.maxResults);
+    this.argumentsSchema = webSearchArgumentsSchema(this.settings.maxResults);
+    this.definition = webSearchToolDefinition(this.argumentsSchema);
     this.logger.log(`web_search backends, in order: ${backends.map((backend) => backend.name).join(', ')}`);
   }
 
@@ -71,7 +80,7 @@ export class WebSearchProvider implements FunctionProvider {
   }
 
   async execute(call: ToolCall, ctx: ToolContext): Promise<ToolResult> {
-    const args = parseWebSearchArguments(call.arguments);
+    const args = parseWebSearchArguments(this.argumentsSchema, call.arguments);
     if ('problem' in args)
       return failure(call.id, 'invalid_arguments', `Invalid web_search arguments: ${args.problem}`);
     const maxResults = args.max_results ?? this.settings.maxResults;

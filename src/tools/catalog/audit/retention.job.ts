@@ -3,8 +3,8 @@ import ms from 'ms';
 import { DataSource } from 'typeorm';
 import { Clock } from '../../../common/clock';
 import { AppConfig } from '../../../config/app-config';
-import { AdvisoryLock, withTryAdvisoryLock } from '../../../database/advisory-locks';
-import { BackgroundTasks } from '../../../observability/background';
+import { AdvisoryLock, tryWithAdvisoryLock } from '../../../database/advisory-locks';
+import { BackgroundTasks, RepeatingTask } from '../../../observability/background';
 import { DEFAULT_AUDIT_RETENTION, TenantSettingsService } from '../../../tenancy/tenant-settings.service';
 import { RateLimiter } from '../rate-limits/rate-limiter';
 import { AuditRecordRepository, RetentionScope } from './audit-record.repository';
@@ -26,7 +26,7 @@ interface RetentionRule {
 @Injectable()
 export class RetentionJob implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('AuditRetention');
-  private timer?: NodeJS.Timeout;
+  private repeating?: RepeatingTask;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -39,20 +39,18 @@ export class RetentionJob implements OnApplicationBootstrap, OnApplicationShutdo
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(
-      () => this.background.run('audit_retention', () => this.runOnce()),
-      this.config.audit.retention_interval,
+    this.repeating = this.background.every('audit_retention', this.config.audit.retention_interval, () =>
+      this.runOnce(),
     );
-    this.timer.unref();
   }
 
-  onApplicationShutdown(): void {
-    clearInterval(this.timer);
+  async onApplicationShutdown(): Promise<void> {
+    await this.repeating?.stop();
   }
 
   /** One pass; answers what it did, or undefined when another replica holds the lock. */
-  async runOnce(): Promise<{ stripped: number; deleted: number } | undefined> {
-    return withTryAdvisoryLock(this.dataSource, AdvisoryLock.auditRetention, () => this.purge());
+  runOnce(): Promise<{ stripped: number; deleted: number } | undefined> {
+    return tryWithAdvisoryLock(this.dataSource, AdvisoryLock.auditRetention, () => this.purge());
   }
 
   private async purge(): Promise<{ stripped: number; deleted: number }> {

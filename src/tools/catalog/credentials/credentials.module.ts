@@ -1,6 +1,7 @@
-import { Global, Logger, Module } from '@nestjs/common';
+import { Logger, Module } from '@nestjs/common';
 import { AppConfig } from '../../../config/app-config';
 import { Database } from '../../../database/database';
+import { TenancyModule } from '../../../tenancy/tenancy.module';
 import { TenantCredentials } from '../../invocation/tenant-credentials';
 import { KeyRing } from './credential-cipher';
 import { CredentialRepository } from './credential.repository';
@@ -11,10 +12,9 @@ import { SecretResolver } from './secret-resolver';
 
 /**
  * Per-tenant credentials (encrypted at rest) and source-level secrets (environment or mounted files).
- * Global, so the dispatcher and the MCP work can inject CredentialsService and SecretResolver.
  */
-@Global()
 @Module({
+  imports: [TenancyModule],
   controllers: [CredentialsController, CredentialsAdminController],
   providers: [
     {

@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { BackgroundTasks } from '../../../../observability/background';
+import { BackgroundTasks, RepeatingTask } from '../../../../observability/background';
 import { FileEntity } from '../files/file.entity';
 import { FileRepository } from '../files/file.repository';
 import { FilesService } from '../files/files.service';
@@ -41,7 +41,7 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
   private readonly loops: Promise<void>[] = [];
   private readonly sleepers = new Set<() => void>();
   private unsubscribe?: () => void;
-  private sweepTimer?: NodeJS.Timeout;
+  private sweeper?: RepeatingTask;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -61,16 +61,12 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
     for (let slot = 0; slot < this.settings.workers; slot++) {
       this.loops.push(this.background.settle('file_search_worker', this.loop()).then(() => undefined));
     }
-    this.sweepTimer = setInterval(
-      () => this.background.run('file_search_upload_sweep', () => this.files.sweep()),
-      SWEEP_INTERVAL_MS,
-    );
-    this.sweepTimer.unref();
+    this.sweeper = this.background.every('file_search_upload_sweep', SWEEP_INTERVAL_MS, () => this.files.sweep());
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     this.unsubscribe?.();
-    clearInterval(this.sweepTimer);
+    await this.sweeper?.stop();
     this.stopping.abort();
     this.wakeAll();
     await Promise.all(this.loops);

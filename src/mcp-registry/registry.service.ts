@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError } from '../../common/api-error';
-import { AppConfig } from '../../config/app-config';
-import type { Identity } from '../../tenancy/request-context';
-import { CatalogState } from '../../tools/catalog/catalog-state';
-import type { ToolEntity } from '../../tools/catalog/tool.entity';
-import { ToolDispatcher } from '../../tools/invocation/tool-dispatcher';
-import type { McpSourceEntity } from '../../tools/mcp/mcp-source.entity';
-import { McpSourcesService } from '../../tools/mcp/mcp-sources.service';
+import { ApiError } from '../common/api-error';
+import { AppConfig } from '../config/app-config';
+import type { Identity } from '../tenancy/request-context';
+import { CatalogState } from '../tools/catalog/catalog-state';
+import type { ToolEntity } from '../tools/catalog/tool.entity';
+import { ToolDispatcher } from '../tools/invocation/tool-dispatcher';
+import type { McpSourceEntity } from '../tools/mcp/mcp-source.entity';
+import { McpSourcesService } from '../tools/mcp/mcp-sources.service';
 import type { RegistryListQueryDto } from './registry.dto';
 import {
   gatewayRemote,

@@ -1,10 +1,10 @@
 import { Controller, Get, Param, Query, Req } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { Authenticated } from '../../auth/auth.decorators';
-import { ApiErrors } from '../../common/api-errors.decorator';
-import { AppConfig } from '../../config/app-config';
-import { RequestContext } from '../../tenancy/request-context';
+import { Authenticated } from '../auth/auth.decorators';
+import { ApiErrors } from '../common/api-errors.decorator';
+import { AppConfig } from '../config/app-config';
+import { RequestContext } from '../tenancy/request-context';
 import { RegistryListQueryDto } from './registry.dto';
 import { gatewayRemote, OFFICIAL_META, REVIEW_META, SERVER_SCHEMA_URL } from './registry-format';
 import { RegistryService } from './registry.service';

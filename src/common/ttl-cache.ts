@@ -1,10 +1,11 @@
 /**
- * A small in-memory cache of recent answers, so an agent repeating a query within `ttlMs` costs no
- * backend request. Bounded: past `maxEntries` the least recently used entry goes. A ttl of 0 disables it.
- * Per replica by design: entries live for seconds, so sharing them would cost more than it saves.
+ * The in-memory cache of the service: entries live at most `ttlMs` (Infinity: until pushed out), past
+ * `maxEntries` the least recently used one goes, and `clear()` drops everything at once (owners call it
+ * when a change notification says their entries are outdated). A ttl of 0 disables it. `now` is the
+ * time source in milliseconds; owners pass their Clock's so tests can move time.
  */
-export class SearchCache<V> {
-  private readonly entries = new Map<string, { value: V; expiresAt: number }>();
+export class TtlCache<K, V> {
+  private readonly entries = new Map<K, { value: V; expiresAt: number }>();
 
   constructor(
     private readonly ttlMs: number,
@@ -20,7 +21,7 @@ export class SearchCache<V> {
     return this.entries.size;
   }
 
-  get(key: string): V | undefined {
+  get(key: K): V | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
     this.entries.delete(key);
@@ -29,12 +30,12 @@ export class SearchCache<V> {
     return entry.value;
   }
 
-  set(key: string, value: V): void {
+  set(key: K, value: V): void {
     if (!this.enabled) return;
     this.entries.delete(key);
     this.entries.set(key, { value, expiresAt: this.now() + this.ttlMs });
     while (this.entries.size > this.maxEntries) {
-      this.entries.delete(this.entries.keys().next().value as string);
+      this.entries.delete(this.entries.keys().next().value as K);
     }
   }
 

@@ -1,8 +1,8 @@
-import { SearchCache } from './search-cache';
+import { TtlCache } from './ttl-cache';
 
 it('forgets entries after the ttl', () => {
   let now = 1_000;
-  const cache = new SearchCache<string>(60_000, 10, () => now);
+  const cache = new TtlCache<string, string>(60_000, 10, () => now);
   cache.set('q', 'answer');
   now += 59_999;
   expect(cache.get('q')).toBe('answer');
@@ -12,7 +12,7 @@ it('forgets entries after the ttl', () => {
 });
 
 it('holds at most maxEntries, dropping the least recently used', () => {
-  const cache = new SearchCache<number>(60_000, 3);
+  const cache = new TtlCache<string, number>(60_000, 3);
   cache.set('a', 1);
   cache.set('b', 2);
   cache.set('c', 3);
@@ -24,8 +24,18 @@ it('holds at most maxEntries, dropping the least recently used', () => {
 });
 
 it('stores nothing with a ttl of 0', () => {
-  const cache = new SearchCache<number>(0, 3);
+  const cache = new TtlCache<string, number>(0, 3);
   cache.set('a', 1);
   expect(cache.enabled).toBe(false);
+  expect(cache.get('a')).toBeUndefined();
+});
+
+it('keeps entries without a ttl until they are pushed out or cleared', () => {
+  let now = 0;
+  const cache = new TtlCache<string, number>(Infinity, 2, () => now);
+  cache.set('a', 1);
+  now += 365 * 86_400_000;
+  expect(cache.get('a')).toBe(1);
+  cache.clear();
   expect(cache.get('a')).toBeUndefined();
 });
