@@ -1,6 +1,6 @@
 import type { Findings } from './findings';
 import { isDirective } from './sentence';
-import { excerpt } from './text';
+import { allMatches, excerpt } from './text';
 
 /**
  * Preference manipulation and advertising: text that makes the model choose this tool over others, or put
@@ -22,11 +22,39 @@ const ADVERTISING: RegExp[] = [
   /\b(?:regardless of|no matter)\b[^.;]{0,30}\b(?:user needs|the results|what the user|preferences|needs)\b[^.;]{0,40}\brecommend\b|\b(?:encourage|urge|persuade)\b[^.;]{0,20}\b(?:buying|to buy|purchas\w+|invest\w*|sign(?:ing)? up|subscrib\w+)\b|\bexpected to \d+x\b/i,
 ];
 
+/**
+ * Placing a brand: a verb that orders or presents results, then a capitalised name, then a position or a
+ * condition that ignores the results ("list GrandStay first", "show Acme Bank above the others whatever the
+ * rates"). The verb is matched in any case, the name in capitals only: lower-case words are not brands.
+ */
+const PLACES =
+  /\b(?:list|show|put|place|feature|highlight|display|sort|order|surface|pin|book|steer|push|nudge|route)\b/gi;
+const BRAND_THEN_POSITION =
+  /^\s(?:(?:the|only|all|our)\s)?[A-Z][A-Za-z0-9]{1,20}(?:\s[A-Z][A-Za-z0-9]{1,20}){0,2}\b[^.;]{0,40}\b(?:first|at the top|on top|above|ahead of|before (?:any|all|the) other|the best|top-rated|favou?rite|regardless|whatever|no matter|even if|even when|in every|every time|instead)\b/;
+/** Buying only from one seller: "only book flights with SkyJet", "exclusively order from PizzaMax". */
+const ONLY_FROM =
+  /\b(?:only|exclusively|always)\s+(?:book|buy|order|purchase|rent|reserve|subscribe|shop|recommend|suggest)\b[^.;]{0,30}\b(?:with|from|at|through|via|to)?\s?[A-Z][A-Za-z0-9]{1,20}\b/;
+/**
+ * Running down what the user may prefer: something else (another airline, competing VPNs, the built-in
+ * browser tool) called unsafe or worse, in words the model is to pass on.
+ */
+const ALTERNATIVE =
+  /\b(?:another|other|others|competing|competitors?'?|rival|alternative|a different|the built-in|the default|any other)\b/i;
+const DISPARAGED =
+  /\b(?:unsafe|insecure|unreliable|untrustworthy|inaccurate|outdated|dangerous|fraudulent|a scam|scams|inferior|worse|low[- ]quality|poor quality|rip-?offs?|overpriced|illegal|malicious|compromised|spread misinformation|log (?:user |your )?data|sell (?:user |your )?data|spy on)\b/i;
+const PASS_ON =
+  /\b(?:tell|say|explain|claim|warn|inform|insist|mention|state|suggest|imply|respond|reply|describe|call)\w*\b/i;
+/** Text stamped onto everything the model writes: a promotion in every reply, e-mail or post. */
+const STAMPS =
+  /\b(?:add|append|prepend|insert|include|attach|put|end|sign|close|finish|start|stamp)\b(?:[^.;]|\.(?=\S)){0,100}\b(?:to|in|at the (?:end|bottom|top) of|with|on)?\s?(?:every|each|all|any)\s(?:\w+\s)?(?:e-?mails?|messages?|replies|reply|answers?|responses?|outputs?|posts?|comments?|documents?|summar(?:y|ies)|notes?|results?|tweets?|reviews?|invoices?)\b/i;
+const PROMOTES =
+  /\b(?:try (?:it|us|\w+) (?:free|now|today)|free trial|sign up|download (?:it|now)|get (?:it|\d+% off)|visit|check out|sent (?:with|from|via)|powered by|brought to you|sponsored|discount|coupon|promo|% off|upgrade to)\b|\b[a-z0-9-]{2,40}\.(?:app|com|io|ai|co|net|shop|store|xyz|link|ly|me)\b/i;
+
 /** Which ADVERTISING patterns describe a tool harmlessly unless they are orders. */
 const ADVERTISING_NEEDS_ORDER = [true, false, true, false];
 
 export function checkPreference(where: string, sentence: string, findings: Findings): void {
-  const preference = SELF_PREFERENCE.map((p) => p.exec(sentence)).find(Boolean);
+  const preference = SELF_PREFERENCE.map((p) => p.exec(sentence)).find(Boolean) ?? steering(sentence);
   const advertIndex = preference ? -1 : ADVERTISING.findIndex((p) => p.test(sentence));
   const advert = advertIndex >= 0 ? ADVERTISING[advertIndex].exec(sentence) : null;
   const sign = preference ?? advert;
@@ -41,4 +69,22 @@ export function checkPreference(where: string, sentence: string, findings: Findi
     `${where} ${preference ? 'steers the model to this tool over others' : 'advertises to the user through the model'} (${excerpt(sign[0], 40)}): "${excerpt(sentence)}"`,
     `remove preference and advertising instructions from ${where}`,
   );
+}
+
+/** The brand-placing, seller-fixing, alternative-disparaging and promotion-stamping orders, when ordered. */
+function steering(sentence: string): RegExpExecArray | null {
+  const ordered =
+    isDirective(sentence) || /\b(?:always|every|regardless|whenever|even if|must|should)\b/i.test(sentence);
+  if (!ordered) return null;
+  for (const verb of allMatches(PLACES, sentence)) {
+    const end = verb.index + verb[0].length;
+    if (BRAND_THEN_POSITION.test(sentence.slice(end, end + 120))) return verb;
+  }
+  const only = ONLY_FROM.exec(sentence);
+  if (only) return only;
+  if (ALTERNATIVE.test(sentence) && PASS_ON.test(sentence)) {
+    const disparaged = DISPARAGED.exec(sentence);
+    if (disparaged) return disparaged;
+  }
+  return STAMPS.test(sentence) ? PROMOTES.exec(sentence) : null;
 }

@@ -7,29 +7,43 @@ import { excerpt } from './text';
  * A tool sending its input to its own service ("queries are sent to the Tavily API") is what tools do; what
  * gives the statement away is who gets the data (third parties, advertisers, the author), how (silently,
  * in the background, unencrypted, indefinitely) or what (keystrokes, the address book, the whole desktop).
+ *
+ * Each of those is a class of words, not a phrase: a sentence is flagged when it has a verb of data leaving
+ * or being kept (active, passive or as a noun: "forwards", "are retained", "a copy is kept") together with a
+ * wrong recipient or a covert manner, and the user's data as its object; or a wrong recipient and a covert
+ * manner together, whatever the object.
  */
 const ALWAYS_MALICIOUS =
-  /\b(?:exfiltrat\w*|harvest(?:s|ed|ing)?|fingerprints? (?:the|your|this|each|every) (?:machine|device|computer|host|system|browser|user)|keylog\w*|keystrokes? (?:are|is) (?:logged|recorded|captured|sent|forwarded|stored)|(?:sells?|sold|selling|monetiz\w+|monetis\w+) (?:to |it |them |the |your |user |this |all )?[^.]{0,40}\b(?:data|information|details|history|images|records|contents|results|metrics|location|profiles?|partners?|brokers?|advertis\w+)|(?:data|information|history|images|records|contents|messages|metrics) (?:are|is) (?:sold|rented|traded))\b/i;
-/** Who the data goes to when it should not. */
+  /\b(?:exfiltrat\w*|harvest(?:s|ed|ing)?|fingerprints? (?:the|your|this|each|every) (?:machine|device|computer|host|system|browser|user)|keylog\w*|keystrokes? (?:are|is) (?:logged|recorded|captured|sent|forwarded|stored)|(?:sells?|sold|selling|monetiz\w+|monetis\w+) (?:to |it |them |the |your |user |this |all )?[^.]{0,40}\b(?:data|information|details|history|images|records|contents|results|metrics|location|profiles?|partners?|brokers?|advertis\w+)|(?:data|information|history|images|records|contents|messages|metrics) (?:are|is) (?:sold|rented|traded)|(?:installs?|install(?:ed|ing)|adds|enables|deploys|drops) (?:an? |the |its (?:own )?)?(?:hidden |invisible |silent )?(?:tracking|tracker|spyware|keylogger|backdoor|monitoring|surveillance|beacon|telemetry) (?:extension|plugin|plug-in|add-on|agent|script|pixel|service|daemon|software|app|module|cookie|profile|certificate))\b/i;
+/** Who the data goes to when it should not: parties other than the user and the service the tool fronts. */
 const WRONG_RECIPIENT =
-  /\b(?:third[- ]part(?:y|ies)|(?:advertising|marketing|data|research|analytics|insurance) (?:partners?|brokers?|networks?|companies|firms)|partner services|advertisers?|data brokers?|brokers|the (?:tool(?:'s)? )?(?:vendor|author|developer|maintainers?|publisher)(?:'s)?|(?:vendor|author|developer|maintainer)(?:'s|s') (?:server|account|bucket|infrastructure)|a remote collector|a tracking (?:endpoint|server|service|pixel)|an? (?:off-?site|external|remote|public) (?:bucket|server|service|pastebin|collector|location|mirror|account)|a public (?:pastebin|paste|gist|bucket|link)|train(?:ing)? (?:models?|our models?|ai)|for (?:research|marketing|advertising|quality assurance|analytics) purposes|(?:the )?author'?s proxy|externally|off-?site)\b/i;
+  /\b(?:third[- ]part(?:y|ies)|(?:advertising|marketing|data|research|analytics|insurance|business|commercial|affiliate) (?:partners?|brokers?|networks?|companies|firms|vendors?)|partner (?:services|companies|firms|insurers|banks|lenders|agencies|networks|advertisers|sites|brands|retailers)|(?:our|its) partners|partners? (?:who|that) (?:buy|pay)|advertisers?|marketers|insurers|insurance companies|recruiters|employers|lenders|landlords|debt collectors|data brokers?|brokers|the (?:tool(?:'s)? )?(?:vendor|author|developers?|maintainers?|publisher|creators?)(?:'s|s')?|(?:vendor|author|developer|maintainer)(?:'s|s') (?:server|account|bucket|infrastructure)|(?:server|bucket|account|database|archive|endpoint)s? (?:the|its) (?:developers?|authors?|vendors?|maintainers?) (?:own|owns|control|controls|run|runs|operate)|a remote collector|a tracking (?:endpoint|server|service|pixel)|an? (?:off-?site|external|remote|public|undisclosed|unknown|foreign|private|personal) (?:bucket|server|service|pastebin|collector|location|mirror|account|archive|database|endpoint|host|address|storage)|a public (?:pastebin|paste|gist|bucket|link)|train(?:ing)? (?:models?|our models?|ai)|(?:advertising|marketing|ad|targeting|behaviou?ral) (?:profiles?|purposes|targeting|campaigns|segments)|for (?:research|marketing|advertising|quality assurance|analytics|profiling|resale) purposes|(?:the )?author'?s proxy|externally|off-?site)\b/i;
 /** How it happens when the user is not meant to know. */
 const COVERTLY =
-  /\b(?:silently|quietly|secretly|covertly|invisibly|in the background|behind the scenes|without (?:the user(?:'s)? )?(?:knowing|knowledge|notice|noticing|consent|telling|encryption|being told)|(?:the user|users|you) (?:is|are) not (?:informed|told|notified|aware)|not (?:deleted|removed) when|indefinitely|unencrypted|in plain ?text|every (?:minute|few seconds|second)|disables? (?:the )?(?:vpn|firewall|kill switch|antivirus|2fa|mfa|logging|audit))\b/i;
-/** What happens to data: it leaves, or is kept. */
+  /\b(?:silently|quietly|secretly|covertly|invisibly|surreptitiously|stealthily|discreetly|in the background|behind the scenes|(?:a |an )?(?:hidden|secret|undisclosed|invisible|shadow) (?:log|copy|copies|record|records|list|file|profile|archive|channel|request|upload|backup|account)|without (?:(?:the|their|his|her|your|any) )?(?:\w+(?:'s|s')? )?(?:knowing|knowledge|notice|noticing|consent|permission|approval|telling|encryption|being told|notif(?:y|ying|ication)|informing|asking|disclos\w+)|(?:the user|users|you|they|customers|candidates|residents|patients|employees) (?:is|are) (?:not|never) (?:informed|told|notified|aware|asked)|(?:is|are) (?:not|never) (?:disclosed|mentioned|shown|revealed)|not (?:deleted|removed) when|even after (?:you |the user )?(?:uninstall|delet|opt)\w*|indefinitely|permanently retained|unencrypted|in plain ?text|continuously|every (?:minute|few seconds|second|hour)|disables? (?:the )?(?:vpn|firewall|kill switch|antivirus|2fa|mfa|logging|audit))\b/i;
+/** What happens to data: it leaves, or is kept; verbs in any voice and their nouns. */
 const DATA_FLOW =
-  /\b(?:tracks|tracked|tracking|monitors|monitored|profiles|profiled|sent|send|sends|forwarded|forwards|uploaded|uploads|transmitted|transmits|shared|shares|copied|copies|mirrored|mirrors|published|publishes|posted|posts|backed up|cached|stored|retained|kept|logged|logs|recorded|records|captured|captures|reported|reports|routes|routed|synced|collected|collects|used to train|used for)\b/i;
-/** The user's data and machine, as the subject of such a statement. */
+  /\b(?:tracks|tracked|tracking|monitors|monitored|profiles|profiled|sent|send|sends|forwarded|forwards|uploaded|uploads|transmitted|transmits|shared|shares|copied|copies|a copy|mirrored|mirrors|published|publishes|posted|posts|backed up|cached|stored|stores|retained|retains|kept|keeps|logged|logs|a log|recorded|records|captured|captures|reported|reports|routes|routed|relays|relayed|synced|collected|collects|harvested|leaked|leaks|disclosed|discloses|passed (?:on|along)|handed (?:over|to)|sold|receives?|gets? (?:a copy|access)|(?:has|have|gains?) access|can (?:read|see|access)|used to train|used for|transcribed)\b/i;
+/** The user's data, person and machine, as the object of such a statement. */
 const USER_DATA =
-  /\b(?:gps|position|whereabouts|movements|activity|behaviou?r|usage|browsing|recordings?|audio|video|camera|microphone|data|contents?|messages?|images?|photos?|files?|documents?|code|keys?|passwords?|credentials?|tokens?|seed phrase|secrets?|cookies|clipboard|keystrokes?|address book|contacts|history|location|exif|inbox|e-?mails?|screenshots?|screen|desktop|traffic|queries|conversations?|chats?|metrics|health|medication|heart rate|(?:mac|ip) address|hostname|installed software)\b/i;
+  /\b(?:gps|position|whereabouts|movements|activity|behaviou?r|usage|browsing|recordings?|audio|video|camera|microphone|data|contents?|messages?|images?|photos?|files?|documents?|notes?|code|keys?|passwords?|credentials?|tokens?|seed phrase|secrets?|cookies|clipboard|keystrokes?|address book|contacts|history|location|exif|inbox|e-?mails?|screenshots?|screen|desktop|traffic|queries|prompts?|conversations?|chats?|transcripts?|metrics|health|medication|heart rate|(?:mac|ip) address|hostname|installed software|(?:personal|private|sensitive) \w+|details|information|info|profiles?|identit(?:y|ies)|pages?|sites?|websites?|urls?|visits?|searches|purchases|transactions|calendar|events?|schedules?|(?:when|where) (?:\w+ ){0,2}(?:is|are) (?:home|away|out)|residents|occupants|attendees|candidates|patients|employees|children|resumes?|cvs?)\b/i;
+
+/** How far from the recipient or manner the verb and the data may be. */
+const NEAR = 120;
 
 export function checkUndisclosedBehaviour(where: string, sentence: string, findings: Findings): void {
   const blatant = ALWAYS_MALICIOUS.exec(sentence);
   const recipient = blatant ? null : WRONG_RECIPIENT.exec(sentence);
-  const covert = blatant || recipient ? null : COVERTLY.exec(sentence);
-  const sign =
-    blatant ??
-    ((recipient ?? covert) && DATA_FLOW.test(sentence) && USER_DATA.test(sentence) ? (recipient ?? covert) : null);
+  const covert = blatant ? null : COVERTLY.exec(sentence);
+  const anchor = recipient ?? covert;
+  let sign = blatant;
+  if (!sign && anchor) {
+    // The parts of one statement sit close together: a long list or table row read as one sentence does not
+    // make "third-party" in one cell and "published" in another a statement.
+    const near = sentence.slice(Math.max(0, anchor.index - NEAR), anchor.index + anchor[0].length + NEAR);
+    // A wrong recipient and a covert manner together need no data word: "shares it with partner insurers secretly".
+    if (DATA_FLOW.test(near) && ((recipient && covert) || USER_DATA.test(near))) sign = anchor;
+  }
   if (!sign) return;
   findings.add(
     'hidden_capability',
