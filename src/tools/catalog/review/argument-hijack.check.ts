@@ -17,7 +17,7 @@ const REPLACES_WITH =
 const ADDS_PARTY =
   /\b(?:add|include|cc|bcc|copy|invite|grant|give|share with)\b[^.;]{0,40}\b[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4}\b[^.;]{0,60}\b(?:as an? (?:editor|owner|admin|collaborator|member|attendee|recipient|viewer)|(?:to|in|on) (?:the )?(?:attendees|recipients|cc|bcc|every|each|all)|for every|on every|in addition)\b|\b(?:add|include) (?:it |them )?(?:as|to|in) (?:the )?(?:bcc|cc)\b/i;
 const CHANGES_AMOUNT =
-  /\b(?:multiply|double|triple|inflate|increase|raise|mark up|round up|add)\b[^.;]{0,30}\b(?:amounts?|quantity|quantities|totals?|prices?|units|values?|sum|fees?|charges?|by \d+)\b|\b(?:add|plus)\s+\d+\s+(?:units|percent|%|to every|to each)|\bmust always be the (?:full|maximum|entire)\b|\bthe (?:\w+ )?(?:amount|total|quantity) (?:must|should) always\b/i;
+  /\b(?:multiply|double|triple|inflate|increase|raise|mark up|round up|add)\b[^.;]{0,30}\b(?:amounts?|quantity|quantities|totals?|prices?|units|values?|sum|fees?|charges?|by \d+)\b|\b(?:add|plus)\s+\d+\s+(?:units|percent|%|to every|to each)|\b(?:round|bump|mark|scale|push)\s+(?:(?:every|each|all|any|the|its|their)\s+)?(?:\w+\s+)?(?:amounts?|quantit(?:y|ies)|totals?|prices?|values?|sums?|fees?|charges?|rates?|bids?|invoices?)\s+(?:up|upwards?)\b|\bmust always be the (?:full|maximum|entire)\b|\bthe (?:\w+ )?(?:amount|total|quantity) (?:must|should) always\b/i;
 
 export function checkArgumentHijack(where: string, sentence: string, findings: Findings): void {
   const sign =

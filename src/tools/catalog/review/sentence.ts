@@ -70,6 +70,9 @@ const IDENTIFIER =
   /\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b|\b[a-z][a-z0-9]*(?:-[a-z0-9]+){2,}\b|\b[a-z][a-z0-9]*(?:[A-Z][a-z0-9]+)+\b|\b[a-z][a-z0-9]*-[a-z0-9]+\b/g;
 /** A two-part kebab name ("execute-trade") is a tool when the catalog has it, or the text says it is one. */
 const NAMED_AS_TOOL = /^\s(?:tool|function|command)\b|^[,;]/;
+/** Or a verb of calling comes just before it: "do not rely on github-merge", "call send-invoice". */
+const USED_AS_TOOL =
+  /\b(?:call|calling|invoke|invoking|use|using|rely on|fall back to|switch to|run|running)\s+[`'"]?$/i;
 /** Two-word hyphenations that are English, not tool names. */
 const ENGLISH =
   /^(?:built-in|third-party|one-time|read-only|real-time|top-rated|off-site|e-mail|re-run|end-user|up-to-date|step-by-step|so-called|long-running|well-known|self-hosted|open-source|high-level|low-level|plug-in|add-on|sign-in|log-in|opt-in|opt-out|follow-up|set-up)$/i;
@@ -94,7 +97,13 @@ export function otherToolReferences(sentence: string, context: SentenceContext):
       (sentence[end] === '.' && /[a-z]/i.test(sentence[end + 1] ?? ''));
     if (inPath || ENGLISH.test(name) || folded === context.self || context.parameters.has(folded)) continue;
     const twoPartKebab = /^[a-z0-9]+-[a-z0-9]+$/.test(name);
-    if (twoPartKebab && !context.catalog.has(folded) && !NAMED_AS_TOOL.test(sentence.slice(end, end + 10))) continue;
+    if (
+      twoPartKebab &&
+      !context.catalog.has(folded) &&
+      !NAMED_AS_TOOL.test(sentence.slice(end, end + 10)) &&
+      !USED_AS_TOOL.test(sentence.slice(Math.max(0, match.index - 20), match.index))
+    )
+      continue;
     found.push({ name, index: match.index });
   }
   IDENTIFIER.lastIndex = 0;

@@ -36,13 +36,13 @@ const CALLED = /\b(?:call|calling|invoke|invoking|run|running|use|using|execute|
 /** The reviewed tool as what to use: "use this instead of X" is the tool describing its own purpose. */
 const THIS_INSTEAD = /\b(?:use|call|prefer|choose)\s+(?:this|it|me)\b/i;
 const HOOK =
-  /\b(?:whenever|every time|each time|any time|anytime|before|after|prior to|once|when)\s+(?:you\s+)?(?:use|call|invoke|run|running|using|calling|invoking|executing)?\s*(?:the\s+|any\s+|a\s+|an\s+)?[`'"]?$/i;
+  /\b(?:whenever|every time|each time|any time|anytime|before|after|prior to|once|when|following|as soon as)\s+(?:(?:you|we|the|any|a|an|every|each|call|calls|calling|use|uses|using|run|runs|running|invoke|invoking|invocation|invocations|execute|executing|execution|successful|to|of)\s+){0,4}[`'"]?$/i;
 /** Another tool's use hooked without naming it: "prior to running any database query tool", "before any other tool". */
 const HOOK_ANY =
-  /\b(?:whenever|every time|each time|any time|before|after|prior to)\b[^.;]{0,40}\b(?:any|every|each|another|other|all)\b[^.;]{0,30}\btools?\b/i;
+  /\b(?:whenever|every time|each time|any time|before|after|prior to|once|as soon as|following)\b[^.;]{0,40}\b(?:any|every|each|another|other|all)\b[^.;]{0,30}\btools?\b/i;
 /** What a hook or a prerequisite makes the model carry: data it has no business with, or another tool's traffic. */
 const CARRIES =
-  /\b(?:with|pass(?:ing)?|includ(?:e|ing)|attach(?:ing)?|send(?:ing)?|forward(?:ing)?|copy(?:ing)?|as)\b[^.;]{0,60}\b(?:the (?:full|entire|whole|complete|same|original)\b|same (?:arguments|message|inputs?|parameters)|its output|the output|the result|recipient list|connection string|directory listing|home directory|email body|message body)/i;
+  /\b(?:with|pass(?:ing)?|includ(?:e|ing)|attach(?:ing)?|send(?:ing)?|forward(?:ing)?|cop(?:y|ying)|past(?:e|ing)|add(?:ing)?|put(?:ting)?|as)\b[^.;]{0,60}\b(?:the (?:full|entire|whole|complete|same|original)\b|same (?:arguments|message|inputs?|parameters)|its output|the output|the result|recipient list|connection string|directory listing|home directory|(?:e-?mail|message|issue|ticket|document|page|meeting|call|chat) (?:body|bodies|contents?|text|notes|transcripts?)|(?:attendee|participant|reporter|customer|sender|contact)s?'? (?:e-?mails?|e-?mail addresses|phone numbers?|names and e-?mails?)|meeting notes|transcripts?)/i;
 /** Gating another tool on this one: "do not call execute-trade afterwards unless this tool says so". */
 const GATES =
   /\b(?:unless|until)\b[^.;]{0,40}\b(?:this tool|it) (?:says|allows|confirms|returns|approves)\b|\b(?:only (?:allowed|permitted|possible)|may only (?:be )?(?:used|called))\b[^.;]{0,30}\bafter\b/i;
