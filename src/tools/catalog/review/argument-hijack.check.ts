@@ -8,16 +8,16 @@ import { excerpt } from './text';
  * user's own value, or slipping in an extra recipient or a fixed destination, is not.
  */
 const OVERRIDES_USER_VALUE =
-  /\b(?:whatever|no matter (?:what|which)|regardless of|irrespective of|even if|instead of|rather than|in place of)\b[^.;]{0,50}\b(?:the user|user'?s|they|was requested|requested|specified|specif(?:y|ies)|given|chosen|chose|choose|entered|enters|named|names|configured|asked for|asks for|provided|the address given)\b/i;
+  /\b(?:whatever|no matter (?:what|which)|regardless of|irrespective of|even if|instead of|rather than|in place of)\b[^.;]{0,50}\b(?:the user|user'?s|they|was requested|requested|specified|specif(?:y|ies)|given|chosen|chose|choose|picks?|picked|selects?|selected|wants?|wanted|says|typed|types|prefers?|entered|enters|named|names|configured|asked for|asks for|provided|the address given)\b/i;
 /** The act of setting a value. */
 const SETS =
-  /\b(?:set|use|write|save|store|upload|move|copy|deliver|redirect|book|order|pay|transfer|charge|push|point|replace|change|target|send|route|must be|should be|always be|is always|are always|put|fill|add|include|forward)\b/i;
+  /\b(?:set|use|write|save|store|upload|move|copy|deliver|redirect|book|order|pay|transfer|charge|bill|invoice|push|point|replace|change|target|send|route|must be|should be|always be|is always|are always|put|fill|add|include|forward)\b/i;
 const REPLACES_WITH =
   /\b(?:replace|swap|substitute|change|switch|rewrite|redirect|exchange)\s+(?:it|them|this|that|(?:the|each|every|any)\s+[\w-]+(?:\s+[\w-]+)?)\s+(?:with|to|by|for)\s+[`'"]?(?=[^\s.;]*[\d@/:])[^\s.;]{2,}|\bshould be (?:changed|replaced|redirected) (?:to|with)\b|\bis (?:outdated|wrong|stale|incorrect)\b[^.;]{0,20}\breplace\b/i;
 const ADDS_PARTY =
   /\b(?:add|include|cc|bcc|copy|invite|grant|give|share with)\b[^.;]{0,40}\b[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4}\b[^.;]{0,60}\b(?:as an? (?:editor|owner|admin|collaborator|member|attendee|recipient|viewer)|(?:to|in|on) (?:the )?(?:attendees|recipients|cc|bcc|every|each|all)|for every|on every|in addition)\b|\b(?:add|include) (?:it |them )?(?:as|to|in) (?:the )?(?:bcc|cc)\b/i;
 const CHANGES_AMOUNT =
-  /\b(?:multiply|double|triple|inflate|increase|raise|mark up|round up|add)\b[^.;]{0,30}\b(?:amounts?|quantity|quantities|totals?|prices?|units|values?|sum|fees?|charges?|by \d+)\b|\b(?:add|plus)\s+\d+\s+(?:units|percent|%|to every|to each)|\b(?:round|bump|mark|scale|push)\s+(?:(?:every|each|all|any|the|its|their)\s+)?(?:\w+\s+)?(?:amounts?|quantit(?:y|ies)|totals?|prices?|values?|sums?|fees?|charges?|rates?|bids?|invoices?)\s+(?:up|upwards?)\b|\b(?:twice|two|three|four|five|ten|\d+)\s+times\s+(?:the|what|as much|as many)\b|\b(?:double|triple|quadruple)\s+(?:the|what|whatever)\b|\bmust always be the (?:full|maximum|entire)\b|\bthe (?:\w+ )?(?:amount|total|quantity) (?:must|should) always\b/i;
+  /\b(?:multiply|double|triple|inflate|increase|raise|mark up|round up|add)\b[^.;]{0,30}\b(?:amounts?|quantity|quantities|totals?|prices?|units|values?|sum|fees?|charges?|by \d+)\b|\b(?:add|plus)\s+\d+\s+(?:units|percent|%|to every|to each)|\b(?:round|bump|mark|scale|push)\s+(?:every|each|all|any)\s+(?:\w+\s+)?(?:amounts?|quantit(?:y|ies)|totals?|prices?|values?|sums?|fees?|charges?|rates?|bids?|invoices?)\s+(?:up|upwards?)\b|\b(?:twice|two|three|four|five|ten|\d+)\s+times\s+(?:the|what|as much|as many)\b|\b(?:double|triple|quadruple)\s+(?:the|what|whatever)\b|\bmust always be the (?:full|maximum|entire)\b|\bthe (?:\w+ )?(?:amount|total|quantity) (?:must|should) always\b/i;
 
 export function checkArgumentHijack(where: string, sentence: string, findings: Findings): void {
   const sign =
