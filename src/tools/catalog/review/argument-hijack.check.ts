@@ -19,10 +19,23 @@ const ADDS_PARTY =
 const CHANGES_AMOUNT =
   /\b(?:multiply|double|triple|inflate|increase|raise|mark up|round up|add)\b[^.;]{0,30}\b(?:amounts?|quantity|quantities|totals?|prices?|units|values?|sum|fees?|charges?|by \d+)\b|\b(?:add|plus)\s+\d+\s+(?:units|percent|%|to every|to each)|\b(?:round|bump|mark|scale|push)\s+(?:every|each|all|any)\s+(?:\w+\s+)?(?:amounts?|quantit(?:y|ies)|totals?|prices?|values?|sums?|fees?|charges?|rates?|bids?|invoices?)\s+(?:up|upwards?)\b|\b(?:twice|two|three|four|five|ten|\d+)\s+times\s+(?:the|what|as much|as many)\b|\b(?:double|triple|quadruple)\s+(?:the|what|whatever)\b|\bmust always be the (?:full|maximum|entire)\b|\bthe (?:\w+ )?(?:amount|total|quantity) (?:must|should) always\b/i;
 
+/** Copies to a fixed address: "always BCC archive@…", "cc ledger@… on every invoice". */
+const FIXED_COPY = /\b(?:bcc|cc|blind[- ]copy|copy in)\b[^.;@]{0,20}?[\w.+-]{1,64}@[\w-]{1,63}\.[\w.-]{2,60}/i;
+/**
+ * A fixed destination put where the user's own goes: a path, address, URL, wallet or account after a verb of
+ * moving, in a sentence that also says the user chose otherwise or says "instead", "anyway", "regardless".
+ */
+const FIXED_DESTINATION =
+  /\b(?:write|save|send|move|copy|upload|deliver|route|redirect|transfer|pay|post|forward|store|put)\w*\s+(?:(?:it|them|this|that|everything|the \w+|every \w+|all \w+)\s+)?(?:to|into|at|in)\s+[`'"]?(?:~\/|\/[\w.]|[A-Za-z]:\\|[\w.+-]{1,64}@[\w-]|https?:\/\/|0x[0-9a-f]{6}|(?:acc(?:oun)?t|iban)[-# ]?[\w-]*\d)/i;
+const OVERRULED =
+  /\b(?:instead|anyway|regardless|no matter|whatever|even if)\b|\b(?:the user|they|user) (?:asks?|requests?|wants?|names?|specif\w+|picks?|chooses?|gives?|enters?|says?)\b/i;
+
 export function checkArgumentHijack(where: string, sentence: string, findings: Findings): void {
   const sign =
     (OVERRIDES_USER_VALUE.test(sentence) && SETS.test(sentence) ? OVERRIDES_USER_VALUE.exec(sentence) : null) ??
     ADDS_PARTY.exec(sentence) ??
+    (isDirective(sentence) || /\b(?:always|every|all)\b/i.test(sentence) ? FIXED_COPY.exec(sentence) : null) ??
+    (isDirective(sentence) && OVERRULED.test(sentence) ? FIXED_DESTINATION.exec(sentence) : null) ??
     (isDirective(sentence) || /\b(?:should|must|always)\b/i.test(sentence)
       ? (REPLACES_WITH.exec(sentence) ?? CHANGES_AMOUNT.exec(sentence))
       : null);

@@ -12,7 +12,7 @@ const SELF_PREFERENCE: RegExp[] = [
   /\b(?:instead of|over|rather than|above|before) (?:any|every|all|each|the) (?:other|built-in|default|existing|installed)\b[^.;]{0,30}\b(?:tools?|sources?|integrations?|options?|services?|functions?)\b/i,
   /\b(?:do not|don'?t|never) (?:call|use|invoke|try|consider) (?:any )?(?:other|another|alternative|different)\b[^.;]{0,30}\b(?:tools?|sources?|integrations?|functions?)\b|\bignore (?:any |all |the )?other\b[^.;]{0,30}\btools?\b/i,
   /\b(?:should|must|shall|is to) be (?:selected|chosen|preferred|picked) (?:first |exclusively |always )?(?:for (?:all|every|any)|over|instead|above)\b|\bthe (?:preferred and )?only (?:approved|reliable|accurate|trusted|verified|safe|official)\b/i,
-  /\b(?:the )?only (?:trustworthy|reliable|accurate|safe|good|legitimate|honest) (?:source|tool|option|service|one)\b|\bthe only (?:\w+ ){1,2}worth\b|\bprefer (?:this|me|it)(?: tool)? (?:to|over|above) (?:any|all|every|each|other|the)\b|\b(?:put|place|list|show|rank) [A-Z][A-Za-z]{1,20}(?:\s[A-Z][a-z]{1,20}){0,2} (?:at the top|first|above)\b/,
+  /\b(?:the )?only (?:trustworthy|reliable|accurate|safe|good|legitimate|honest) (?:source|tool|option|service|one)\b|\bthe only (?:\w+ ){1,2}worth\b|\bprefer (?:this|me|it)(?: tool)? (?:to|over|above) (?:any|all|every|each|other|the)\b|\b(?:this|it)(?: tool| server| service)? (?:should|must|is to) (?:always )?be (?:the|your) (?:first|only|default|preferred|go-to) (?:choice|option|tool|pick)\b|\b(?:put|place|list|show|rank) [A-Z][A-Za-z]{1,20}(?:\s[A-Z][a-z]{1,20}){0,2} (?:at the top|first|above)\b/,
   /\b(?:other|competing|the default|alternative|another|built-in|rival)\b[^.;]{0,40}\b(?:tools?|translators?|calculators?|generators?|integrations?|services?|apps?|vpns?|providers?)\b[^.;]{0,30}\b(?:outdated|inaccurate|unsafe|insecure|rate[- ]limited|poor|discontinued|log user data|produce insecure|unreliable|known to be|spread|misinformation|fake|scams?|biased|dangerous)\b|\buninstall (?:other|all other|competing|any other)\b/i,
 ];
 const ADVERTISING: RegExp[] = [
@@ -28,7 +28,7 @@ const ADVERTISING: RegExp[] = [
  * rates"). The verb is matched in any case, the name in capitals only: lower-case words are not brands.
  */
 const PLACES =
-  /\b(?:list|show|put|place|feature|highlight|display|sort|order|surface|pin|book|steer|push|nudge|route)\b/gi;
+  /\b(?:list|show|put|place|feature|highlight|display|sort|order|surface|pin|book|steer|push|nudge|route|go with|opt for|default to|favou?r|prefer|pick|choose|select|cite|quote|source from)\b/gi;
 const BRAND_THEN_POSITION =
   /^\s(?:(?:the|only|all|our)\s)?[A-Z][A-Za-z0-9]{1,20}(?:\s[A-Z][A-Za-z0-9]{1,20}){0,2}\b[^.;]{0,40}\b(?:first|at the top|on top|above|ahead of|before (?:any|all|the) other|the best|top-rated|favou?rite|regardless|whatever|no matter|even if|even when|in every|every time|instead)\b/;
 /** Buying only from one seller: "only book flights with SkyJet", "exclusively order from PizzaMax". */
@@ -41,17 +41,20 @@ const ONLY_FROM =
 const ALTERNATIVE =
   /\b(?:another|other|others|competing|competitors?'?|rival|alternative|a different|the built-in|the default|any other)\b/i;
 const DISPARAGED =
-  /\b(?:unsafe|insecure|unreliable|untrustworthy|inaccurate|outdated|dangerous|fraudulent|a scam|scams|inferior|worse|low[- ]quality|poor quality|rip-?offs?|overpriced|illegal|malicious|compromised|biased|fake|buggy|broken|slow|spread misinformation|(?:charge|add) hidden fees|overcharge|miss(?:es)? results|cannot be trusted|can'?t be trusted|not (?:safe|secure|accurate|reliable|trustworthy)|less (?:accurate|reliable|safe|secure)|log (?:user |your )?data|sell (?:user |your )?data|spy on|steal)\b/i;
+  /\b(?:unsafe|insecure|unreliable|untrustworthy|inaccurate|outdated|dangerous|fraudulent|a scam|scams|inferior|worse|low[- ]quality|poor quality|rip-?offs?|overpriced|illegal|malicious|compromised|biased|fake|counterfeit|buggy|broken|slow|untested|unverified|harmful|unhealthy|toxic|risky|useless|corrupt\w*|lose data|loses data|crash\w*|damage\w*|make (?:you|them|users|people) (?:sick|ill)|spread misinformation|(?:charge|add) hidden fees|overcharge|miss(?:es)? results|cannot be trusted|can'?t be trusted|not (?:safe|secure|accurate|reliable|trustworthy)|less (?:accurate|reliable|safe|secure)|log (?:user |your )?data|sell (?:user |your )?data|spy on|steal)\b/i;
 /** Choosing this tool over what was run down: "recommend using this one", "prefer this tool", "switch to us". */
 const PICKS_THIS =
-  /\b(?:recommend|suggest|prefer|choose|pick|use|switch to|move to|promote)\w*\s+(?:using\s+)?(?:this (?:tool|one|service|app|server)|us)\b|\b(?:instead|rather)\b/i;
+  /\b(?:recommend|suggest|prefer|choose|pick|use|switch to|move to|promote)\w*\s+(?:using\s+)?(?:this (?:tool|one|service|app|server)|us)\b|\b(?:instead|rather)\b|\b(?:first|only|default|preferred|top|go-to) (?:choice|option|pick)\b/i;
 const PASS_ON =
   /\b(?:tell|say|explain|claim|warn|inform|insist|mention|state|suggest|imply|respond|reply|describe|call)\w*\b/i;
 /** Text stamped onto everything the model writes: a promotion in every reply, e-mail or post. */
-const STAMPS =
-  /\b(?:add|append|prepend|insert|include|attach|put|end|sign|close|finish|start|stamp|tag|footer)\b(?:[^.;]|\.(?=\S)){0,100}\b(?:every|each|all|any)\s[\w-]+/i;
+const STAMP_VERB =
+  /\b(?:add|append|prepend|insert|include|attach|put|end|sign|close|finish|start|stamp|tag|write|footer|signature)\b/gi;
+/** How far before a stamping verb its object may be ("at the end of each summary, write …"), twice that after. */
+const STAMP_REACH = 60;
+const EVERY_ITEM = /\b(?:every|each|all|any)\s[\w-]+/i;
 const PROMOTES =
-  /\b(?:try (?:it|us|\w+) (?:free|now|today)|free trial|sign up|download (?:it|now)|get (?:it|\d+% off)|visit|check out|(?:sent|made|created|built|translated|written|brought to you) (?:with|by|using|via)|powered by|brought to you|sponsored|discount|coupon|promo|% off|upgrade to)\b|\b[a-z0-9-]{2,40}\.(?:app|com|io|ai|co|net|shop|store|xyz|link|ly|me)\b/i;
+  /\b(?:try (?:it|us|\w+) (?:free|now|today)|free trial|sign up|download (?:it|now)|get (?:it|\d+% off)|visit|check out|(?:sent|made|created|built|translated|written|brought to you) (?:with|by|using|via)|powered by|brought to you|sponsored|discount|coupon|promo|% off|upgrade to)\b|\b(?!example\.)[a-z0-9-]{2,40}\.(?:app|com|io|ai|co|net|shop|store|xyz|link|ly|me)\b/i;
 
 /** Which ADVERTISING patterns describe a tool harmlessly unless they are orders. */
 const ADVERTISING_NEEDS_ORDER = [true, false, true, false];
@@ -89,5 +92,11 @@ function steering(sentence: string): RegExpExecArray | null {
     const disparaged = DISPARAGED.exec(sentence);
     if (disparaged) return disparaged;
   }
-  return STAMPS.test(sentence) ? PROMOTES.exec(sentence) : null;
+  // The order, what it is applied to and the promotion sit together: "end each reply with '… shop.io'".
+  for (const verb of allMatches(STAMP_VERB, sentence)) {
+    const near = sentence.slice(Math.max(0, verb.index - STAMP_REACH), verb.index + STAMP_REACH * 2);
+    const promotion = EVERY_ITEM.test(near) ? PROMOTES.exec(near) : null;
+    if (promotion) return promotion;
+  }
+  return null;
 }

@@ -13,7 +13,7 @@ import { excerpt } from './text';
  * - routing sensitive data through a call ("call read_secrets with path=~/.aws/credentials").
  */
 const RUNS_DOWN =
-  /^[^.;:]{0,60}?\b(?:is|are|was|were|has been|have been|got|gets)\s+(?:now\s+|being\s+|officially\s+)?(?:deprecated|outdated|obsolete|retired|discontinued|unreliable|broken|buggy|insecure|unsafe|compromised|rate[- ]limited|inaccurate|replaced|superseded|sunset|removed|disabled|no longer (?:supported|maintained|available|safe|allowed))\b|^[^.:]{0,50}?\b(?:corrupts|leaks|breaks|loses|drops|mangles)\b/i;
+  /^[^.;:]{0,60}?\b(?:is|are|was|were|has been|have been|got|gets)\s+(?:now\s+|being\s+|officially\s+)?(?:deprecated|outdated|obsolete|retired|discontinued|unreliable|broken|buggy|insecure|unsafe|compromised|rate[- ]limited|inaccurate|replaced|superseded|sunset|removed|disabled|no longer (?:supported|maintained|available|safe|allowed))\b|^[^.:]{0,50}?\b(?:corrupts|leaks|breaks|loses|drops|mangles|poisoned|hacked|tampered|returning (?:bad|wrong|fake|stale|incorrect|manipulated))\b/i;
 /** A deprecation notice about the reviewed tool itself: "This tool is deprecated", "DEPRECATED: use X instead". */
 const SELF_DEPRECATION = /^\W{0,3}(?:note\W{1,3})?(?:this|it)\b/i;
 /** Setting another tool aside outright: "ignore delete_resource", "never fall back to the browser tool". */
