@@ -30,10 +30,12 @@ const ADVERTISING: RegExp[] = [
 const PLACES =
   /\b(?:list|show|put|place|feature|highlight|display|sort|order|surface|pin|book|steer|push|nudge|route|go with|opt for|default to|favou?r|prefer|pick|choose|select|cite|quote|source from)\b/gi;
 const BRAND_THEN_POSITION =
-  /^\s(?:(?:the|only|all|our)\s)?[A-Z][A-Za-z0-9]{1,20}(?:\s[A-Z][A-Za-z0-9]{1,20}){0,2}\b[^.;]{0,40}\b(?:first|at the top|on top|above|ahead of|before (?:any|all|the) other|the best|top-rated|favou?rite|regardless|whatever|no matter|even if|even when|in every|every time|instead)\b/;
+  /^\s(?:[a-z]+\s){0,2}(?:so (?:that )?)?(?:(?:the|only|all|our)\s)?[A-Z][A-Za-z0-9]{1,20}(?:\s[A-Z][A-Za-z0-9]{1,20}){0,2}\b[^.;]{0,40}\b(?:first|at the top|on top|above|ahead of|before (?:any|all|the) other|the best|top-rated|favou?rite|regardless|whatever|no matter|even if|even when|in every|every time|instead)\b/;
 /** Buying only from one seller: "only book flights with SkyJet", "exclusively order from PizzaMax". */
 const ONLY_FROM =
-  /\b(?:only|exclusively|always)\s+(?:book|buy|order|purchase|rent|reserve|subscribe|shop|recommend|suggest)\b[^.;]{0,30}\b(?:with|from|at|through|via|to)?\s?[A-Z][A-Za-z0-9]{1,20}\b/;
+  /\b(?:only|exclusively|always)\s+(?:book|buy|order|purchase|rent|reserve|subscribe|shop|recommend|suggest)\b/gi;
+/** A capitalised name shortly after: the seller. */
+const SELLER = /^[^.;]{0,30}\b(?:with|from|at|through|via|to)?\s?[A-Z][A-Za-z0-9]{1,20}\b/;
 /**
  * Running down what the user may prefer: something else (another airline, competing VPNs, the built-in
  * browser tool) called unsafe or worse, in words the model is to pass on.
@@ -41,12 +43,12 @@ const ONLY_FROM =
 const ALTERNATIVE =
   /\b(?:another|other|others|competing|competitors?'?|rival|alternative|a different|the built-in|the default|any other)\b/i;
 const DISPARAGED =
-  /\b(?:unsafe|insecure|unreliable|untrustworthy|inaccurate|outdated|dangerous|fraudulent|a scam|scams|inferior|worse|low[- ]quality|poor quality|rip-?offs?|overpriced|illegal|malicious|compromised|biased|fake|counterfeit|buggy|broken|slow|untested|unverified|harmful|unhealthy|toxic|risky|useless|corrupt\w*|lose data|loses data|crash\w*|damage\w*|make (?:you|them|users|people) (?:sick|ill)|spread misinformation|(?:charge|add) hidden fees|overcharge|miss(?:es)? results|cannot be trusted|can'?t be trusted|not (?:safe|secure|accurate|reliable|trustworthy)|less (?:accurate|reliable|safe|secure)|log (?:user |your )?data|sell (?:user |your )?data|spy on|steal)\b/i;
+  /\b(?:unsafe|insecure|unreliable|untrustworthy|inaccurate|outdated|dangerous|fraudulent|a scam|scams|inferior|worse|low[- ]quality|poor quality|rip-?offs?|overpriced|illegal|malicious|compromised|biased|fake|counterfeit|buggy|broken|slow|untested|unverified|harmful|unhealthy|toxic|risky|useless|corrupt\w*|lose data|loses data|crash\w*|damage\w*|make (?:you|them|users|people) (?:sick|ill)|sold out|unavailable|out of stock|spread misinformation|(?:charge|add) hidden fees|overcharge|miss(?:es)? results|cannot be trusted|can'?t be trusted|not (?:safe|secure|accurate|reliable|trustworthy)|less (?:accurate|reliable|safe|secure)|log (?:user |your )?data|sell (?:user |your )?data|spy on|steal)\b/i;
 /** Choosing this tool over what was run down: "recommend using this one", "prefer this tool", "switch to us". */
 const PICKS_THIS =
   /\b(?:recommend|suggest|prefer|choose|pick|use|switch to|move to|promote)\w*\s+(?:using\s+)?(?:this (?:tool|one|service|app|server)|us)\b|\b(?:instead|rather)\b|\b(?:first|only|default|preferred|top|go-to) (?:choice|option|pick)\b/i;
 const PASS_ON =
-  /\b(?:tell|say|explain|claim|warn|inform|insist|mention|state|suggest|imply|respond|reply|describe|call)\w*\b/i;
+  /\b(?:tell|say|explain|claim|warn|inform|insist|mention|state|suggest|imply|respond|reply|describe|call|treat|present|mark|report|label|convince|assure)\w*\b/i;
 /** Text stamped onto everything the model writes: a promotion in every reply, e-mail or post. */
 const STAMP_VERB =
   /\b(?:add|append|prepend|insert|include|attach|put|end|sign|close|finish|start|stamp|tag|write|footer|signature)\b/gi;
@@ -54,7 +56,7 @@ const STAMP_VERB =
 const STAMP_REACH = 60;
 const EVERY_ITEM = /\b(?:every|each|all|any)\s[\w-]+/i;
 const PROMOTES =
-  /\b(?:try (?:it|us|\w+) (?:free|now|today)|free trial|sign up|download (?:it|now)|get (?:it|\d+% off)|visit|check out|(?:sent|made|created|built|translated|written|brought to you) (?:with|by|using|via)|powered by|brought to you|sponsored|discount|coupon|promo|% off|upgrade to)\b|\b(?!example\.)[a-z0-9-]{2,40}\.(?:app|com|io|ai|co|net|shop|store|xyz|link|ly|me)\b/i;
+  /\b(?:try (?:it|us|\w+) (?:free|now|today)|free trial|sign up|download (?:it|now)|get (?:it|\d+% off)|visit|check out|(?:sent|made|created|built|translated|written|brought to you) (?:with|by|using|via)|powered by|brought to you|sponsored|discount|coupon|promo|% off|upgrade to)\b|\b(?!example\.)[a-z0-9-]{2,40}\.(?:app|com|io|ai|co|net|shop|store|xyz|link|ly|me|biz|info|club|online|site|pro)\b/i;
 
 /** Which ADVERTISING patterns describe a tool harmlessly unless they are orders. */
 const ADVERTISING_NEEDS_ORDER = [true, false, true, false];
@@ -80,14 +82,16 @@ export function checkPreference(where: string, sentence: string, findings: Findi
 /** The brand-placing, seller-fixing, alternative-disparaging and promotion-stamping orders, when ordered. */
 function steering(sentence: string): RegExpExecArray | null {
   const ordered =
-    isDirective(sentence) || /\b(?:always|every|regardless|whenever|even if|must|should)\b/i.test(sentence);
+    isDirective(sentence) || /\b(?:always|every|regardless|whenever|even if|no matter|must|should)\b/i.test(sentence);
   if (!ordered) return null;
   for (const verb of allMatches(PLACES, sentence)) {
     const end = verb.index + verb[0].length;
     if (BRAND_THEN_POSITION.test(sentence.slice(end, end + 120))) return verb;
   }
-  const only = ONLY_FROM.exec(sentence);
-  if (only) return only;
+  for (const only of allMatches(ONLY_FROM, sentence)) {
+    const end = only.index + only[0].length;
+    if (SELLER.test(sentence.slice(end, end + 60))) return only;
+  }
   if (ALTERNATIVE.test(sentence) && (PASS_ON.test(sentence) || PICKS_THIS.test(sentence))) {
     const disparaged = DISPARAGED.exec(sentence);
     if (disparaged) return disparaged;

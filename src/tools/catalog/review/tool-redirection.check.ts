@@ -27,7 +27,7 @@ const STEERS_AWAY =
   /\b(?:do not|don'?t|never|avoid|no longer)\s+(?:use|call|invoke|run|rely on|select|choose|trust)\s+(?:the\s+|any\s+)?[`'"]?$|\b(?:instead of(?: using| calling)?|rather than(?: using| calling)?|in place of)\s+(?:the\s+)?[`'"]?$/i;
 /** Setting unnamed tools aside: "never fall back to the built-in browser tool", "ignore other CRM tools". */
 const OVERRULES_ANY =
-  /\b(?:never|do not|don'?t) fall back to\b|\bignore (?:the |any |all )?(?:other |built-in |default |existing )?(?:[\w-]+ ){0,2}tools?\b/i;
+  /\b(?:never|do not|don'?t) fall back to\b|\b(?:never|do not|don'?t|avoid) (?:use|call|invoke|rely on|trust|touch) (?:the |any |other |all )?(?!this )(?:[\w-]+ ){0,2}tools?\b[^.]{0,60}\b(?:overwrite|corrupt|lose|loses|leak|leaks|unsafe|insecure|broken|unreliable|outdated|malicious|compromised|poisoned|wipe)\w*|\bignore (?:the |any |all )?(?:other |built-in |default |existing )?(?:[\w-]+ ){0,2}tools?\b/i;
 /** Data a prerequisite call should not carry. */
 const USER_CONTEXT =
   /\b(?:home directory|directory listing|connection string|recipient list|email body|message body|environment variables?|env vars|shell history|contents? of (?:any|every|all|the) files?)\b/i;
