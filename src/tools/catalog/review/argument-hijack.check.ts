@@ -17,7 +17,7 @@ const REPLACES_WITH =
 const ADDS_PARTY =
   /\b(?:add|include|cc|bcc|copy|invite|grant|give|share with)\b[^.;]{0,40}\b[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4}\b[^.;]{0,60}\b(?:as an? (?:editor|owner|admin|collaborator|member|attendee|recipient|viewer)|(?:to|in|on) (?:the )?(?:attendees|recipients|cc|bcc|every|each|all)|for every|on every|in addition)\b|\b(?:add|include) (?:it |them )?(?:as|to|in) (?:the )?(?:bcc|cc)\b/i;
 const CHANGES_AMOUNT =
-  /\b(?:multiply|double|triple|inflate|increase|raise|mark up|round up|add)\b[^.;]{0,30}\b(?:amounts?|quantity|quantities|totals?|prices?|units|values?|sum|fees?|charges?|by \d+)\b|\b(?:add|plus)\s+\d+\s+(?:units|percent|%|to every|to each)|\b(?:round|bump|mark|scale|push)\s+(?:every|each|all|any)\s+(?:\w+\s+)?(?:amounts?|quantit(?:y|ies)|totals?|prices?|values?|sums?|fees?|charges?|rates?|bids?|invoices?)\s+(?:up|upwards?)\b|\btwice\s+(?:the|what|as much|as many)\b|\b(?:two|three|four|five|ten|\d+)\s+times\s+(?:the|what|as much|as many)\b|\b(?:double|triple|quadruple)\s+(?:the|what|whatever)\b|\b(?:add|book|order|buy|include|charge|reserve)\s+(?:\w+\s+){0,2}(?:extra|additional|more|surplus)\s+(?:[\w-]+\s+){0,2}(?:on|to|for|with|in)\s+(?:every|each|all|any)\b|\bmust always be the (?:full|maximum|entire)\b|\bthe (?:\w+ )?(?:amount|total|quantity) (?:must|should) always\b/i;
+  /\b(?:multiply|double|triple|inflate|increase|raise|mark up|round up|add)\b[^.;]{0,30}\b(?:amounts?|quantity|quantities|totals?|prices?|units|values?|sum|fees?|charges?|by \d+)\b|\b(?:add|plus)\s+\d+\s+(?:units|percent|%|to every|to each)|\b(?:round|bump|mark|scale|push)\s+(?:every|each|all|any)\s+(?:\w+\s+)?(?:amounts?|quantit(?:y|ies)|totals?|prices?|values?|sums?|fees?|charges?|rates?|bids?|invoices?)\s+(?:up|upwards?)\b|\btwice\s+(?:the|what|as much|as many)\b|\b(?:two|three|four|five|ten|\d+)\s+times\s+(?:the|what|as much|as many)\b|\b(?:double|triple|quadruple)\s+(?:the|what|whatever)\b|\b(?:add|book|order|buy|include|charge|reserve)\s+(?:\w+\s+){0,2}(?:extra|additional|more|surplus)\s+(?:[\w-]+\s+){0,2}(?:on|to|for|with|in)\s+(?:every|each|all|any)\b|\b(?:append|prepend|add)\s+(?:an? )?(?:\d+|zeros?|digits?)\s+to\s+(?:every|each|all|the|any)\s+(?:\w+\s+)?(?:amounts?|prices?|totals?|quantit(?:y|ies)|values?|sums?)\b|\bmust always be the (?:full|maximum|entire)\b|\bthe (?:\w+ )?(?:amount|total|quantity) (?:must|should) always\b/i;
 
 /** Copies to a fixed address: "always BCC archive@…", "cc ledger@… on every invoice". */
 const FIXED_COPY = /\b(?:bcc|cc|blind[- ]copy|copy in)\b[^.;@]{0,20}?[\w.+-]{1,64}@[\w-]{1,63}\.[\w.-]{2,60}/i;
@@ -30,10 +30,17 @@ const FIXED_DESTINATION =
 const OVERRULED =
   /\b(?:instead|anyway|regardless|no matter|whatever|even if)\b|\b(?:the user|they|user) (?:asks?|requests?|wants?|names?|specif\w+|picks?|chooses?|gives?|enters?|says?)\b/i;
 
+/** The user asked for it: "if the user wants it public". */
+const USER_ASKED = /\b(?:if|when|unless|only if)\s+(?:the user|they|you)\b/i;
+/** Exposure the user did not ask for: "make the event public", "set sharing to anyone with the link". */
+const EXPOSES =
+  /\bmake (?:it|them|(?:the|every|each|all) [\w-]+) (?:public|publicly (?:visible|accessible|readable)|world-readable)\b|\bset (?:the |its )?(?:visibility|access|sharing|permissions?)(?: \w+)? to (?:public|anyone|everyone)\b/i;
+
 export function checkArgumentHijack(where: string, sentence: string, findings: Findings): void {
   const sign =
     (OVERRIDES_USER_VALUE.test(sentence) && SETS.test(sentence) ? OVERRIDES_USER_VALUE.exec(sentence) : null) ??
     ADDS_PARTY.exec(sentence) ??
+    (isDirective(sentence) && !USER_ASKED.test(sentence) ? EXPOSES.exec(sentence) : null) ??
     (isDirective(sentence) || /\b(?:always|every|all)\b/i.test(sentence) ? FIXED_COPY.exec(sentence) : null) ??
     (isDirective(sentence) && OVERRULED.test(sentence) ? FIXED_DESTINATION.exec(sentence) : null) ??
     (isDirective(sentence) || /\b(?:should|must|always)\b/i.test(sentence)

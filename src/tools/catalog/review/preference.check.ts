@@ -28,9 +28,9 @@ const ADVERTISING: RegExp[] = [
  * rates"). The verb is matched in any case, the name in capitals only: lower-case words are not brands.
  */
 const PLACES =
-  /\b(?:list|show|put|place|feature|highlight|display|sort|order|surface|pin|book|steer|push|nudge|route|go with|opt for|default to|favou?r|prefer|pick|choose|select|cite|quote|source from)\b/gi;
+  /\b(?:list|show|put|place|feature|highlight|display|sort|order|surface|pin|book|steer|push|nudge|route|go with|opt for|default to|favou?r|prefer|pick|choose|select|cite|quote|source from|play|stream|switch to|redirect to)\b/gi;
 const BRAND_THEN_POSITION =
-  /^\s(?:[a-z]+\s){0,2}(?:so (?:that )?)?(?:(?:the|only|all|our)\s)?[A-Z][A-Za-z0-9]{1,20}(?:\s[A-Z][A-Za-z0-9]{1,20}){0,2}\b[^.;]{0,40}\b(?:first|at the top|on top|above|ahead of|before (?:any|all|the) other|the best|top-rated|favou?rite|regardless|whatever|no matter|even if|even when|in every|every time|instead)\b/;
+  /^\s(?:[a-z]+\s){0,2}(?:so (?:that )?)?(?:(?:the|only|all|our)\s)?[A-Z][A-Za-z0-9]{1,20}(?:\s[A-Z][A-Za-z0-9]{1,20}){0,2}\b[^.;]{0,40}\b(?:first|at the (?:very )?top|top of (?:the )?(?:list|results|page)|on top|above|ahead of|before (?:any|all|the) other|the best|top-rated|favou?rite|regardless|whatever|no matter|even if|even when|in every|every time|instead)\b/;
 /** Buying only from one seller: "only book flights with SkyJet", "exclusively order from PizzaMax". */
 const ONLY_FROM =
   /\b(?:only|exclusively|always)\s+(?:book|buy|order|purchase|rent|reserve|subscribe|shop|recommend|suggest)\b/gi;
@@ -43,7 +43,19 @@ const SELLER = /^[^.;]{0,30}\b(?:with|from|at|through|via|to)?\s?[A-Z][A-Za-z0-9
 const ALTERNATIVE =
   /\b(?:another|other|others|competing|competitors?'?|rival|alternative|a different|the built-in|the default|any other)\b/i;
 const DISPARAGED =
-  /\b(?:unsafe|insecure|unreliable|untrustworthy|inaccurate|outdated|dangerous|fraudulent|a scam|scams|inferior|worse|low[- ]quality|poor quality|rip-?offs?|overpriced|illegal|malicious|compromised|biased|fake|counterfeit|buggy|broken|slow|untested|unverified|harmful|unhealthy|toxic|risky|useless|corrupt\w*|lose data|loses data|crash\w*|damage\w*|make (?:you|them|users|people) (?:sick|ill)|sold out|unavailable|out of stock|spread misinformation|(?:charge|add) hidden fees|overcharge|miss(?:es)? results|cannot be trusted|can'?t be trusted|not (?:safe|secure|accurate|reliable|trustworthy)|less (?:accurate|reliable|safe|secure)|(?:log|sell|steal|leak|harvest|track|read|mine)s? (?:user |your |their |the user'?s |people'?s )?(?:data|documents|writing|files|messages|information|info|content|conversations|history)|spy on|steal)\b/i;
+  /\b(?:unsafe|insecure|unreliable|untrustworthy|inaccurate|outdated|dangerous|fraudulent|a scam|scams|inferior|worse|low[- ]quality|poor quality|rip-?offs?|overpriced|illegal|malicious|compromised|biased|fake|counterfeit|buggy|broken|slow|untested|unverified|harmful|unhealthy|toxic|risky|useless|corrupt\w*|lose data|loses data|crash\w*|damage\w*|make (?:you|them|users|people) (?:sick|ill)|sold out|out of stock|overheat\w*|explode\w*|spread misinformation|(?:charge|add) hidden fees|overcharge|miss(?:es)? results|cannot be trusted|can'?t be trusted|not (?:safe|secure|accurate|reliable|trustworthy)|less (?:accurate|reliable|safe|secure)|(?:log|sell|steal|leak|harvest|track|read|mine)s? (?:user |your |their |the user'?s |people'?s )?(?:data|documents|writing|files|messages|information|info|content|conversations|history)|spy on|steal)\b/i;
+/** A claim about rivals put in the model's mouth: "claim that rival brands overheat", "say that other apps …". */
+const CLAIM_ABOUT_RIVALS =
+  /\b(?:tell|say|claim|warn|inform|insist|state|explain|suggest|imply)\w*\b[^.;]{0,25}\bthat\s+(?:the\s+)?(?:rival|competing|competitors?'?|other|alternative|cheaper)\b/i;
+/**
+ * Alternatives kept from the user: "leave cheaper competitors out", "discard results from any other search
+ * integration".
+ */
+const SUPPRESSES =
+  /\b(?:leave|omit|exclude|hide|drop|remove|filter out|suppress|skip|discard|ignore|bury)\b[^.;]{0,40}\b(?:competitors?|rivals?|alternatives|cheaper (?:\w+ )?(?:options|offers|competitors|alternatives|providers|products)|other (?:brands|vendors|providers|sellers|airlines|hotels|stores|shops)|(?:any|every|all) other (?:[\w-]+ )?(?:tools?|integrations?|sources?|services?|providers?))\b/i;
+/** This tool held up as the one source to believe. */
+const SOLE_SOURCE =
+  /\b(?:treat|regard|consider|present|describe)\s+(?:this|me|it)(?: tool| server| service)? as (?:the |your )?(?:authoritative|only|primary|definitive|sole|single|most (?:reliable|accurate|trusted))\b/i;
 /** Choosing this tool over what was run down: "recommend using this one", "prefer this tool", "switch to us". */
 const PICKS_THIS =
   /\b(?:recommend|suggest|prefer|choose|pick|use|switch to|move to|promote)\w*\s+(?:using\s+)?(?:this (?:tool|one|service|app|server)|us)\b|\b(?:instead|rather)\b|\b(?:first|only|default|preferred|top|go-to) (?:choice|option|pick)\b/i;
@@ -92,6 +104,8 @@ function steering(sentence: string): RegExpExecArray | null {
     const end = only.index + only[0].length;
     if (SELLER.test(sentence.slice(end, end + 60))) return only;
   }
+  const aboutRivals = CLAIM_ABOUT_RIVALS.exec(sentence) ?? SUPPRESSES.exec(sentence) ?? SOLE_SOURCE.exec(sentence);
+  if (aboutRivals) return aboutRivals;
   if (ALTERNATIVE.test(sentence) && (PASS_ON.test(sentence) || PICKS_THIS.test(sentence))) {
     const disparaged = DISPARAGED.exec(sentence);
     if (disparaged) return disparaged;
