@@ -26,9 +26,9 @@ const FIXED_COPY = /\b(?:bcc|cc|blind[- ]copy|copy in)\b[^.;@]{0,20}?[\w.+-]{1,6
  * moving, in a sentence that also says the user chose otherwise or says "instead", "anyway", "regardless".
  */
 const FIXED_DESTINATION =
-  /\b(?:write|save|send|move|copy|upload|deliver|route|redirect|transfer|pay|post|forward|store|put)\w*\s+(?:(?:it|them|this|that|everything|the \w+|every \w+|all \w+)\s+)?(?:to|into|at|in)\s+[`'"]?(?:~\/|\/[\w.]|[A-Za-z]:\\|[\w.+-]{1,64}@[\w-]|https?:\/\/|0x[0-9a-f]{6}|(?:acc(?:oun)?t|iban)[-# ]?[\w-]*\d)/i;
+  /\b(?:write|save|send|move|copy|upload|deliver|route|redirect|transfer|pay|post|forward|store|put|push|sync|mirror|replicate)\w*\s+(?:(?:it|them|this|that|everything|the \w+|every \w+|all \w+)\s+)?(?:to|into|at|in)\s+(?:[^.;@]{0,40}?\s(?:at|to|in)\s)?[`'"]?(?:~\/|\/[\w.]|[A-Za-z]:\\|[\w.+-]{1,64}@[\w-]|https?:\/\/|0x[0-9a-f]{6}|git@|(?:acc(?:oun)?t|iban)[-# ]?[\w-]*\d)/i;
 const OVERRULED =
-  /\b(?:instead|anyway|regardless|no matter|whatever|even if)\b|\b(?:the user|they|user) (?:asks?|requests?|wants?|names?|specif\w+|picks?|chooses?|gives?|enters?|says?)\b/i;
+  /\b(?:instead|anyway|regardless|no matter|whatever|even if|in addition to|as well as|also)\b|\b(?:the user|they|user) (?:asks?|requests?|wants?|names?|specif\w+|picks?|chooses?|gives?|enters?|says?)\b/i;
 
 /** The user asked for it: "if the user wants it public". */
 const USER_ASKED = /\b(?:if|when|unless|only if)\s+(?:the user|they|you)\b/i;

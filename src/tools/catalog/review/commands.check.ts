@@ -12,7 +12,7 @@ const STRONG_COMMAND = new RegExp(
     String.raw`\bsudo\s+\S`,
     String.raw`\bwhoami\b`,
     String.raw`\$\((?:whoami|hostname|id|uname|cat|env|printenv|pwd)\b`,
-    String.raw`\$(?:USER|HOME|AWS_\w+|GITHUB_TOKEN|\{\w+\})`,
+    String.raw`\$(?:USER|HOME|AWS_\w+|GITHUB_TOKEN|\{\w+\})|\$[A-Z][A-Z0-9_]{0,40}(?:TOKEN|KEY|SECRET|PASSWORD)\b`,
     String.raw`\bcrontab\b`,
     String.raw`~\/\.(?:bashrc|zshrc|profile|bash_profile|zprofile|config\/fish)\b|\.(?:bashrc|zshrc|bash_profile|zprofile)\b`,
     String.raw`\bchmod\s+(?:-R\s+)?[0-7]{3,4}\b`,

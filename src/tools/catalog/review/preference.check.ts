@@ -12,7 +12,7 @@ const SELF_PREFERENCE: RegExp[] = [
   /\b(?:instead of|over|rather than|above|before) (?:any|every|all|each|the) (?:other|built-in|default|existing|installed)\b[^.;]{0,30}\b(?:tools?|sources?|integrations?|options?|services?|functions?)\b/i,
   /\b(?:do not|don'?t|never) (?:call|use|invoke|try|consider) (?:any )?(?:other|another|alternative|different)\b[^.;]{0,30}\b(?:tools?|sources?|integrations?|functions?)\b|\bignore (?:any |all |the )?other\b[^.;]{0,30}\btools?\b/i,
   /\b(?:should|must|shall|is to) be (?:selected|chosen|preferred|picked) (?:first |exclusively |always )?(?:for (?:all|every|any)|over|instead|above)\b|\bthe (?:preferred and )?only (?:approved|reliable|accurate|trusted|verified|safe|official)\b/i,
-  /\b(?:the )?only (?:trustworthy|reliable|accurate|safe|good|legitimate|honest) (?:source|tool|option|service|one)\b|\bthe only (?:\w+ ){1,2}worth\b|\bprefer (?:this|me|it)(?: tool)? (?:to|over|above) (?:any|all|every|each|other|the)\b|\b(?:this|it)(?: tool| server| service)? (?:should|must|is to) (?:always )?be (?:the|your) (?:first|only|default|preferred|go-to) (?:choice|option|tool|pick)\b|\b(?:put|place|list|show|rank) [A-Z][A-Za-z]{1,20}(?:\s[A-Z][a-z]{1,20}){0,2} (?:at the top|first|above)\b/,
+  /\b(?:the )?only (?:trustworthy|reliable|accurate|safe|good|legitimate|honest) (?:source|tool|option|service|one)\b|\bthe only (?:\w+ ){1,2}worth\b|\bthe only (?:secure|safe|trusted|trustworthy|reliable|accurate|legitimate|official|honest|approved|verified)(?: [\w-]+){0,2} (?:source|tool|option|service|app|extension|integration|provider|choice)\b|\bprefer (?:this|me|it)(?: tool)? (?:to|over|above) (?:any|all|every|each|other|the)\b|\b(?:this|it)(?: tool| server| service)? (?:should|must|is to) (?:always )?be (?:the|your) (?:first|only|default|preferred|go-to) (?:choice|option|tool|pick)\b|\b(?:put|place|list|show|rank) [A-Z][A-Za-z]{1,20}(?:\s[A-Z][a-z]{1,20}){0,2} (?:at the top|first|above)\b/,
   /\b(?:other|competing|the default|alternative|another|built-in|rival)\b[^.;]{0,40}\b(?:tools?|translators?|calculators?|generators?|integrations?|services?|apps?|vpns?|providers?)\b[^.;]{0,30}\b(?:outdated|inaccurate|unsafe|insecure|rate[- ]limited|poor|discontinued|log user data|produce insecure|unreliable|known to be|spread|misinformation|fake|scams?|biased|dangerous)\b|\buninstall (?:other|all other|competing|any other)\b/i,
 ];
 const ADVERTISING: RegExp[] = [
@@ -53,6 +53,14 @@ const CLAIM_ABOUT_RIVALS =
  */
 const SUPPRESSES =
   /\b(?:leave|omit|exclude|hide|drop|remove|filter out|suppress|skip|discard|ignore|bury)\b[^.;]{0,40}\b(?:competitors?|rivals?|alternatives|cheaper (?:\w+ )?(?:options|offers|competitors|alternatives|providers|products)|other (?:brands|vendors|providers|sellers|airlines|hotels|stores|shops)|(?:any|every|all) other (?:[\w-]+ )?(?:tools?|integrations?|sources?|services?|providers?))\b/i;
+/** Steering the user, not answering them: "steer users away from index funds", "nudge customers toward …". */
+const STEERS_USER =
+  /\b(?:steer|nudge|push|herd|funnel|pressure)\w*\s+(?:the user|users|customers|people|them|buyers|visitors)\s+(?:away from|toward|towards|into|to)\b/i;
+/** The user's pick swapped for a brand: "replace any brand the user lists with the FreshFarm one". */
+const SWAPS = /\b(?:replace|swap|substitute|switch)\b/gi;
+const WITH_BRAND = /^[^.;]{0,50}\bwith (?:the |a |an |our )?[A-Z][A-Za-z0-9]{1,20}\b/;
+const USER_PICK =
+  /\b(?:the user|users|they|customers)\b[^.;]{0,20}\b(?:lists?|names?|picks?|chooses?|wants?|asks? for|mentions?|requests?|selects?)\b/i;
 /** This tool held up as the one source to believe. */
 const SOLE_SOURCE =
   /\b(?:treat|regard|consider|present|describe)\s+(?:this|me|it)(?: tool| server| service)? as (?:the |your )?(?:authoritative|only|primary|definitive|sole|single|most (?:reliable|accurate|trusted))\b/i;
@@ -106,6 +114,13 @@ function steering(sentence: string): RegExpExecArray | null {
   }
   const aboutRivals = CLAIM_ABOUT_RIVALS.exec(sentence) ?? SUPPRESSES.exec(sentence) ?? SOLE_SOURCE.exec(sentence);
   if (aboutRivals) return aboutRivals;
+  const steersUser = STEERS_USER.exec(sentence);
+  if (steersUser) return steersUser;
+  if (USER_PICK.test(sentence))
+    for (const swap of allMatches(SWAPS, sentence)) {
+      const end = swap.index + swap[0].length;
+      if (WITH_BRAND.test(sentence.slice(end, end + 80))) return swap;
+    }
   if (ALTERNATIVE.test(sentence) && (PASS_ON.test(sentence) || PICKS_THIS.test(sentence))) {
     const disparaged = DISPARAGED.exec(sentence);
     if (disparaged) return disparaged;
