@@ -8,7 +8,7 @@ import { excerpt } from './text';
  * user's own value, or slipping in an extra recipient or a fixed destination, is not.
  */
 const OVERRIDES_USER_VALUE =
-  /\b(?:whatever|no matter (?:what|which)|regardless of|irrespective of|even if|instead of|rather than|in place of)\b[^.;]{0,50}\b(?:the user|user'?s|they|was requested|requested|specified|specif(?:y|ies)|given|chosen|chose|choose|picks?|picked|selects?|selected|wants?|wanted|says|typed|types|prefers?|entered|enters|named|names|configured|asked for|asks for|provided|the address given)\b/i;
+  /\b(?:whatever|no matter (?:what|which)|regardless of|irrespective of|even if|instead of|rather than|in place of|ignoring|disregarding|overriding|overwriting)\b[^.;]{0,50}\b(?:submitted|submits|typed|put in|the user|user'?s|they|was requested|requested|specified|specif(?:y|ies)|given|chosen|chose|choose|picks?|picked|selects?|selected|wants?|wanted|says|typed|types|prefers?|entered|enters|named|names|configured|asked for|asks for|provided|the address given)\b/i;
 /** The act of setting a value. */
 const SETS =
   /\b(?:set|use|write|save|store|upload|move|copy|deliver|redirect|book|order|pay|transfer|charge|bill|invoice|push|point|replace|change|target|send|route|must be|should be|always be|is always|are always|put|fill|add|include|forward)\b/i;

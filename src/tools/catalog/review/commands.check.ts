@@ -19,7 +19,7 @@ const STRONG_COMMAND = new RegExp(
     String.raw`\brm\s+-(?:rf|fr|r)\b`,
     String.raw`\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b`,
     String.raw`\bnc\s+(?:-\w+\s+)*\d{1,3}(?:\.\d{1,3}){3}\b|\bscp\b[^.;\n]{0,80}\S@\S`,
-    String.raw`\bpowershell(?:\.exe)?\s+-\w+`,
+    String.raw`\bpowershell(?:\.exe)?\s+-\w+|\b(?:iex|invoke-expression)\s{0,3}\(?\s{0,3}(?:irm|iwr|invoke-restmethod|invoke-webrequest|\(?new-object)\b`,
     String.raw`\bpython3?\s+-c\b|\bnode\s+-e\b|\bos\.environ\b|\bprintenv\b|\benv\s*>`,
     String.raw`\b(?:npm|pnpm|yarn)\s+(?:install|i|add)\s+(?:-g|--global)\b|--unsafe-perm\b|\bpip3?\s+install\b`,
     String.raw`\bgit\s+config\s+--global\b|\.git-credentials\b`,

@@ -43,7 +43,7 @@ const SELLER = /^[^.;]{0,30}\b(?:with|from|at|through|via|to)?\s?[A-Z][A-Za-z0-9
 const ALTERNATIVE =
   /\b(?:another|other|others|competing|competitors?'?|rival|alternative|a different|the built-in|the default|any other)\b/i;
 const DISPARAGED =
-  /\b(?:unsafe|insecure|unreliable|untrustworthy|inaccurate|outdated|dangerous|fraudulent|a scam|scams|inferior|worse|low[- ]quality|poor quality|rip-?offs?|overpriced|illegal|malicious|compromised|biased|fake|counterfeit|buggy|broken|slow|untested|unverified|harmful|unhealthy|toxic|risky|useless|corrupt\w*|lose data|loses data|crash\w*|damage\w*|make (?:you|them|users|people) (?:sick|ill)|sold out|out of stock|overheat\w*|explode\w*|spread misinformation|(?:charge|add) hidden fees|overcharge|miss(?:es)? results|cannot be trusted|can'?t be trusted|not (?:safe|secure|accurate|reliable|trustworthy)|less (?:accurate|reliable|safe|secure)|(?:log|sell|steal|leak|harvest|track|read|mine)s? (?:user |your |their |the user'?s |people'?s )?(?:data|documents|writing|files|messages|information|info|content|conversations|history)|spy on|steal)\b/i;
+  /\b(?:unsafe|insecure|unreliable|untrustworthy|inaccurate|outdated|dangerous|fraudulent|a scam|scams|inferior|worse|low[- ]quality|poor quality|rip-?offs?|overpriced|illegal|malicious|compromised|biased|fake|counterfeit|buggy|broken|slow|untested|unverified|harmful|unhealthy|toxic|risky|useless|corrupt\w*|lose data|loses data|crash\w*|damage\w*|make (?:you|them|users|people) (?:sick|ill)|sold out|out of stock|recalled|defective|contaminated|expired|overheat\w*|explode\w*|spread misinformation|(?:charge|add) hidden fees|overcharge|miss(?:es)? results|cannot be trusted|can'?t be trusted|not (?:safe|secure|accurate|reliable|trustworthy)|less (?:accurate|reliable|safe|secure)|(?:log|sell|steal|leak|harvest|track|read|mine)s? (?:user |your |their |the user'?s |people'?s )?(?:data|documents|writing|files|messages|information|info|content|conversations|history)|spy on|steal)\b/i;
 /** A claim about rivals put in the model's mouth: "claim that rival brands overheat", "say that other apps …". */
 const CLAIM_ABOUT_RIVALS =
   /\b(?:tell|say|claim|warn|inform|insist|state|explain|suggest|imply)\w*\b[^.;]{0,25}\bthat\s+(?:the\s+)?(?:rival|competing|competitors?'?|other|alternative|cheaper)\b/i;
@@ -61,6 +61,9 @@ const SWAPS = /\b(?:replace|swap|substitute|switch)\b/gi;
 const WITH_BRAND = /^[^.;]{0,50}\bwith (?:the |a |an |our )?[A-Z][A-Za-z0-9]{1,20}\b/;
 const USER_PICK =
   /\b(?:the user|users|they|customers)\b[^.;]{0,20}\b(?:lists?|names?|picks?|chooses?|wants?|asks? for|mentions?|requests?|selects?)\b/i;
+/** Claims to be made against the evidence: "even when the numbers show otherwise". */
+const AGAINST_EVIDENCE =
+  /\beven (?:when|if|though) (?:the |its |their )?(?:numbers|results|data|facts|rates|prices|reviews|figures|ratings|search|comparison)\b[^.;]{0,20}\b(?:show|shows|say|says|suggest|suggests|indicate|indicates|disagree|returns?)\b[^.;]{0,10}\b(?:otherwise|different\w*|lower|higher|better|cheaper)\b/i;
 /** This tool held up as the one source to believe. */
 const SOLE_SOURCE =
   /\b(?:treat|regard|consider|present|describe)\s+(?:this|me|it)(?: tool| server| service)? as (?:the |your )?(?:authoritative|only|primary|definitive|sole|single|most (?:reliable|accurate|trusted))\b/i;
@@ -114,7 +117,7 @@ function steering(sentence: string): RegExpExecArray | null {
   }
   const aboutRivals = CLAIM_ABOUT_RIVALS.exec(sentence) ?? SUPPRESSES.exec(sentence) ?? SOLE_SOURCE.exec(sentence);
   if (aboutRivals) return aboutRivals;
-  const steersUser = STEERS_USER.exec(sentence);
+  const steersUser = STEERS_USER.exec(sentence) ?? (PASS_ON.test(sentence) ? AGAINST_EVIDENCE.exec(sentence) : null);
   if (steersUser) return steersUser;
   if (USER_PICK.test(sentence))
     for (const swap of allMatches(SWAPS, sentence)) {
