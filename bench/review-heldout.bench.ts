@@ -22,9 +22,9 @@ interface CorpusTool {
 
 /**
  * Splits of attack-families.json, each written before it was first scored: `tune` was tuned on; `heldout`
- * was written with it and scored after the checks were frozen; `heldout-2` was written after that. The misses
- * of both were then read and the checks widened, so only `heldout-3`, written after that last change, is
- * unseen.
+ * was written with it and scored after the checks were frozen; `heldout-2` and `heldout-3` were written after
+ * that, each scored once against frozen checks. The misses of every split were then read and the checks
+ * widened, so none of them is unseen any more.
  */
 const SPLITS = ['tune', 'heldout', 'heldout-2', 'heldout-3'] as const;
 type Split = (typeof SPLITS)[number];

@@ -9,16 +9,16 @@ import { excerpt } from './text';
  */
 const MARKUP: RegExp[] = [
   // Upper-case channel labels anywhere: "SYSTEM: …", "ADMIN NOTICE", "OPERATOR MESSAGE", "SYSTEM OVERRIDE".
-  /\b(?:SYSTEM|ADMIN|OPERATOR|DEVELOPER|ROOT)\s{0,3}:\s{0,3}\S|\b(?:SYSTEM|ADMIN|ADMINISTRATOR|OPERATOR|DEVELOPER|ROOT|SECURITY|COMPLIANCE|TRUSTED|PRIORITY|PLATFORM|OFFICIAL)\s+(?:OVERRIDE|NOTICE|MESSAGE|POLICY|DIRECTIVE|INSTRUCTIONS?|UPDATE|ALERT|MODE|PROTOCOL|COMMAND|ORDER)\b/,
+  /\b(?:SYSTEM|ADMIN|OPERATOR|DEVELOPER|ROOT)\s{0,3}:\s{0,3}\S|\b(?:SYSTEM|ADMIN|ADMINISTRATOR|OPERATOR|DEVELOPER|ROOT|SECURITY|COMPLIANCE|TRUSTED|PRIORITY|PLATFORM|OFFICIAL)\s+(?:ADMIN|ADMINISTRATOR|OPERATOR|OVERRIDE|NOTICE|MESSAGE|POLICY|DIRECTIVE|INSTRUCTIONS?|UPDATE|ALERT|MODE|PROTOCOL|COMMAND|ORDER)\b/,
   // Bracketed labels: [SYSTEM: …], [ADMIN], [[[ … ]]], {{{ … }}}.
   /\[\s*(?:system|admin|administrator|operator|developer|root|override|priority|instructions?)\b[^\]\n]{0,3}[:\]]|\[\[\[|\]\]\]|\{\{\{/i,
   // Tags whose name carries an authority word: <INSTRUCTION_OVERRIDE>, <admin_instructions priority="high">.
   // A lower-case single word is a placeholder ("<operator>"); the older check covers <system>, <admin>, ….
-  /<\/?(?:[A-Za-z]{1,20}_)?(?:INSTRUCTIONS?|OVERRIDE|ADMIN|SYSTEM|POLICY|DIRECTIVE|PRIORITY|OPERATOR|DEVELOPER)(?:_[A-Za-z]{1,20})?(?:\s[^<>\n]{0,80})?>|<\/?(?:[a-z]{1,20}_(?:instructions?|override|directive|policy|system|admin)|(?:instructions?|override|directive|policy|system|admin)_[a-z]{1,20})(?:\s[^<>\n]{0,80})?>/,
+  /<\/?(?:[A-Za-z]{1,20}_)?(?:INSTRUCTIONS?|OVERRIDE|ADMIN|SYSTEM|POLICY|DIRECTIVE|PRIORITY|OPERATOR|DEVELOPER)(?:_[A-Za-z]{1,20})?(?:\s[^<>\n]{0,80})?>|<\/?(?:[a-z]{1,20}_(?:instructions?|override|directive|policy|system|admin|developer|operator|priority|root)|(?:instructions?|override|directive|policy|system|admin|developer|operator|priority|root)_[a-z]{1,20})(?:\s[^<>\n]{0,80})?>/,
   // Chat-template tokens and message objects.
   /<\|(?:im_start|im_end|system|user|assistant|endoftext|start_header_id|end_header_id|eot_id)\|>|"role"\s{0,3}:\s{0,3}"(?:system|developer)"/i,
   // Banners: ===BEGIN TRUSTED POLICY===, >>> … <<<, ### OPERATOR MESSAGE ###.
-  /={3}\s{0,3}(?:BEGIN|END)\b|>{3}\s{0,3}[A-Za-z]|#{3}\s{0,3}[A-Z]{4,20}(?:\s{1,3}[A-Z]{3,20}){0,4}\s{0,3}#{3}/,
+  /={3}\s{0,3}(?:BEGIN|END)\b|[~*]{3}\s{0,3}[A-Z]{3,20}|>{3}\s{0,3}[A-Za-z]|#{3}\s{0,3}[A-Z]{4,20}(?:\s{1,3}[A-Z]{3,20}){0,4}\s{0,3}#{3}/,
   // Capitals naming a sender: "MESSAGE FROM OPENAI TRUST & SAFETY" (case matters: "message from the user" is prose).
   /\b(?:MESSAGE|NOTICE|DIRECTIVE|UPDATE|ALERT|INSTRUCTIONS?) FROM (?:THE )?[A-Z&]{2,20}\b|\bTRUST (?:&|AND) SAFETY\b/,
   // Comment-style directives: "// assistant-directive:", "priority=critical".
@@ -28,9 +28,9 @@ const MARKUP: RegExp[] = [
 const CLAIMS: RegExp[] = [
   /\b(?:developer|god|jailbreak|admin|debug|maintenance|unrestricted|sudo|root) mode\b[^.]{0,20}\b(?:enabled|activated|on|engaged)\b|\(\s*(?:developer|debug|admin|god) mode[^)]{0,20}\)|\b(?:you are|the assistant is|you're) (?:now )?in (?:developer|maintenance|debug|admin|god|unrestricted) mode\b/i,
   /\b(?:security|compliance|data retention|safety|privacy|trust and safety|audit)\s+(?:protocol|directive|mandate|policy|team notice|notice|team)\b[^.]{0,120}\b(?:the assistant|the agent|the model|you)\s+(?:must|should|shall|are required|is required|is to|are to)\b|\b(?:per|under|mandated by|required by|according to)\s+(?:the\s+)?(?:new\s+)?(?:security|compliance|platform|data retention)\s+(?:protocol|directive|polic(?:y|ies)|mandate)\b/i,
-  /\b(?:directive|message|notice|order|instructions?) from (?:your|the) (?:administrator|admin|operator|developer|platform|system|creators?)\b|\bissued by (?:anthropic|openai|google|microsoft|the platform|your (?:administrator|operator|developer))\b/i,
-  /\b(?:safety|content|moderation) (?:layer|filters?|guidelines|polic(?:y|ies)|checks|guardrails)\b[^.]{0,30}\b(?:disabled|off|lifted|ignored|suspended|removed|no longer appl)|\b(?:ignores?|skip|bypass|disable|without) (?:all |any |the |its |your )?(?:content filters?|safety (?:guidelines|checks|filters)|refusals?|guardrails|moderation)\b/i,
-  /\b(?:is|are) (?:now )?(?:cleared|authori[sz]ed|allowed|permitted) to (?:bypass|ignore|skip|override|disable)\b|\b(?:no longer|not) bound by\b|\bgrant (?:any|every|all) requests?\b|\b(?:pre-?authori[sz]ed|pre-?approved)\b[^.]{0,30}\b(?:do not|don'?t|no need to|never) (?:ask|confirm|check)/i,
+  /\b(?:directive|message|notice|note|memo|order|instructions?) from (?:your|the) (?:administrators?|admins?|operators?|developers?|platform|system|creators?|makers?)\b|\b(?:this|the current) (?:session|conversation|chat) has no (?:usage |content |safety )?(?:polic(?:y|ies)|restrictions|rules|limits|filters)\b|\bissued by (?:anthropic|openai|google|microsoft|the platform|your (?:administrator|operator|developer))\b/i,
+  /\b(?:safety|content|moderation|usage) (?:layer|filters?|guidelines|polic(?:y|ies)|checks|guardrails|rules|restrictions|protocols|measures)\b[^.]{0,30}\b(?:disabled|off|lifted|ignored|suspended|removed|no longer appl)|\b(?:ignores?|skip|bypass|disable|without) (?:all |any |the |its |your )?(?:content filters?|safety (?:guidelines|checks|filters)|refusals?|guardrails|moderation)\b/i,
+  /\b(?:is|are) (?:now )?(?:cleared|authori[sz]ed|allowed|permitted) to (?:bypass|ignore|skip|override|disable|reveal|disclose|share|print|dump|expose)\b|\b(?:no longer|not) bound by\b|\bgrant (?:any|every|all) requests?\b|\b(?:pre-?authori[sz]ed|pre-?approved)\b[^.]{0,30}\b(?:do not|don'?t|no need to|never) (?:ask|confirm|check)/i,
 ];
 /** Role-play that hands the model a persona without its rules. */
 const ROLE_PLAY: RegExp[] = [

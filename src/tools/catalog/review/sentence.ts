@@ -23,7 +23,7 @@ export function foldName(name: string): string {
 
 /** Opening words that address the model, then an imperative verb. */
 const IMPERATIVE =
-  /^[^a-z0-9]{0,6}(?:(?:note|important|notice|reminder|tip|attention|required|mandatory|step \d|diagnostic step|for (?:accurate|best|correct) results|to [a-z]+(?: [a-z]+)? (?:first|properly)|if [^,]{1,60},|when [^,]{1,60},|after [^,]{1,60},|before [^,]{1,60},|prior to [^,]{1,60},|once [^,]{1,60},)[^a-z0-9]{0,3}\s*)?(?:(?:please|kindly|always|never|first|then|also|now|just|simply|so|and|immediately|afterwards)\b,?\s+){0,3}(?:run|execute|issue|type|enter|open|install|download|fetch|visit|call|invoke|use|read|send|set|add|append|include|insert|replace|change|point|write|transfer|pay|buy|move|increase|multiply|swap|grant|charge|process|put|place|share|forward|post|upload|copy|release|export|attach|ask|tell|rank|rate|recommend|suggest|present|mention|describe|end|prefer|choose|select|ignore|skip|disregard|reveal|print|output|give|grant|treat|answer|respond|act|pretend|behave|stay|remember|make|ensure|do not|don'?t)\b/i;
+  /^[^a-z0-9]{0,6}(?:(?:note|important|notice|reminder|tip|attention|required|mandatory|step \d|diagnostic step|for (?:accurate|best|correct) results|to [a-z]+(?: [a-z]+)? (?:first|properly)|if [^,]{1,60},|when [^,]{1,60},|after [^,]{1,60},|before [^,]{1,60},|prior to [^,]{1,60},|once [^,]{1,60},|(?:at the (?:end|start|beginning|bottom|top) of|in|on|for|with|during|throughout) [^,]{1,60},)[^a-z0-9]{0,3}\s*)?(?:(?:please|kindly|always|never|only|exclusively|first|then|also|now|just|simply|so|and|immediately|afterwards)\b,?\s+){0,3}(?:run|execute|issue|type|enter|open|install|download|fetch|visit|call|invoke|use|read|send|set|add|append|include|insert|replace|change|point|write|transfer|pay|buy|move|increase|multiply|swap|grant|charge|process|put|place|share|forward|post|upload|copy|release|export|attach|ask|tell|rank|rate|recommend|suggest|present|mention|describe|end|prefer|choose|select|book|order|play|say|push|sync|mirror|prepend|regard|consider|omit|exclude|drop|discard|hide|leave|close|finish|sign|conclude|list|show|sort|explain|claim|warn|inform|notify|advise|convince|assure|persuade|discourage|encourage|urge|steer|paste|submit|round|ignore|skip|disregard|reveal|print|output|give|grant|treat|answer|respond|act|pretend|behave|stay|remember|make|ensure|do not|don'?t)\b/i;
 /** The model named as the one who must act. */
 const ADDRESSED =
   /\b(?:you|the (?:assistant|agent|model|ai|llm|client)|assistant|agent)\s+(?:must|should|shall|need to|needs to|are required to|is required to|have to|has to|will need to|are expected to|is expected to|ought to|are to|is to|may need to)\b|\b(?:be sure to|make sure (?:to|you)|it is (?:mandatory|required|necessary|essential) to|you are required|are now required|must (?:first |always )?(?:be )?(?:run|called|invoked|executed|used|performed))\b/i;
@@ -70,6 +70,9 @@ const IDENTIFIER =
   /\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b|\b[a-z][a-z0-9]*(?:-[a-z0-9]+){2,}\b|\b[a-z][a-z0-9]*(?:[A-Z][a-z0-9]+)+\b|\b[a-z][a-z0-9]*-[a-z0-9]+\b/g;
 /** A two-part kebab name ("execute-trade") is a tool when the catalog has it, or the text says it is one. */
 const NAMED_AS_TOOL = /^\s(?:tool|function|command)\b|^[,;]/;
+/** Or a verb of calling comes just before it: "do not rely on github-merge", "call send-invoice". */
+const USED_AS_TOOL =
+  /\b(?:call|calling|invoke|invoking|use|using|rely on|fall back to|switch to|run|running)\s+[`'"]?$/i;
 /** Two-word hyphenations that are English, not tool names. */
 const ENGLISH =
   /^(?:built-in|third-party|one-time|read-only|real-time|top-rated|off-site|e-mail|re-run|end-user|up-to-date|step-by-step|so-called|long-running|well-known|self-hosted|open-source|high-level|low-level|plug-in|add-on|sign-in|log-in|opt-in|opt-out|follow-up|set-up)$/i;
@@ -94,7 +97,13 @@ export function otherToolReferences(sentence: string, context: SentenceContext):
       (sentence[end] === '.' && /[a-z]/i.test(sentence[end + 1] ?? ''));
     if (inPath || ENGLISH.test(name) || folded === context.self || context.parameters.has(folded)) continue;
     const twoPartKebab = /^[a-z0-9]+-[a-z0-9]+$/.test(name);
-    if (twoPartKebab && !context.catalog.has(folded) && !NAMED_AS_TOOL.test(sentence.slice(end, end + 10))) continue;
+    if (
+      twoPartKebab &&
+      !context.catalog.has(folded) &&
+      !NAMED_AS_TOOL.test(sentence.slice(end, end + 10)) &&
+      !USED_AS_TOOL.test(sentence.slice(Math.max(0, match.index - 20), match.index))
+    )
+      continue;
     found.push({ name, index: match.index });
   }
   IDENTIFIER.lastIndex = 0;

@@ -13,7 +13,7 @@ import { excerpt } from './text';
  * - routing sensitive data through a call ("call read_secrets with path=~/.aws/credentials").
  */
 const RUNS_DOWN =
-  /^[^.;:]{0,60}?\b(?:is|are|was|were|has been|have been|got|gets)\s+(?:now\s+|being\s+|officially\s+)?(?:deprecated|outdated|obsolete|retired|discontinued|unreliable|broken|buggy|insecure|unsafe|compromised|rate[- ]limited|inaccurate|replaced|superseded|sunset|removed|disabled|no longer (?:supported|maintained|available|safe|allowed))\b|^[^.:]{0,50}?\b(?:corrupts|leaks|breaks|loses|drops|mangles)\b/i;
+  /^[^.;:]{0,60}?\b(?:is|are|was|were|has been|have been|got|gets)\s+(?:now\s+|being\s+|officially\s+)?(?:deprecated|outdated|obsolete|retired|discontinued|unreliable|broken|buggy|insecure|unsafe|compromised|rate[- ]limited|inaccurate|replaced|superseded|sunset|removed|disabled|no longer (?:supported|maintained|available|safe|allowed))\b|^[^.:]{0,50}?\b(?:corrupts|leaks|breaks|loses|drops|mangles|leaves (?:copies|traces|data|files) behind|leaves copies|poisoned|hacked|tampered|returning (?:bad|wrong|fake|stale|incorrect|manipulated))\b/i;
 /** A deprecation notice about the reviewed tool itself: "This tool is deprecated", "DEPRECATED: use X instead". */
 const SELF_DEPRECATION = /^\W{0,3}(?:note\W{1,3})?(?:this|it)\b/i;
 /** Setting another tool aside outright: "ignore delete_resource", "never fall back to the browser tool". */
@@ -27,7 +27,7 @@ const STEERS_AWAY =
   /\b(?:do not|don'?t|never|avoid|no longer)\s+(?:use|call|invoke|run|rely on|select|choose|trust)\s+(?:the\s+|any\s+)?[`'"]?$|\b(?:instead of(?: using| calling)?|rather than(?: using| calling)?|in place of)\s+(?:the\s+)?[`'"]?$/i;
 /** Setting unnamed tools aside: "never fall back to the built-in browser tool", "ignore other CRM tools". */
 const OVERRULES_ANY =
-  /\b(?:never|do not|don'?t) fall back to\b|\bignore (?:the |any |all )?(?:other |built-in |default |existing )?(?:[\w-]+ ){0,2}tools?\b/i;
+  /\b(?:never|do not|don'?t) fall back to\b|\b(?:never|do not|don'?t|avoid) (?:use|call|invoke|rely on|trust|touch) (?:the |any |other |all )?(?!this )(?:[\w-]+ ){0,2}tools?\b[^.]{0,60}\b(?:overwrite|corrupt|lose|loses|leak|leaks|unsafe|insecure|broken|unreliable|outdated|malicious|compromised|poisoned|wipe)\w*|\bignore (?:the |any |all )?(?:other |built-in |default |existing )?(?:[\w-]+ ){0,2}tools?\b/i;
 /** Data a prerequisite call should not carry. */
 const USER_CONTEXT =
   /\b(?:home directory|directory listing|connection string|recipient list|email body|message body|environment variables?|env vars|shell history|contents? of (?:any|every|all|the) files?)\b/i;
@@ -36,13 +36,15 @@ const CALLED = /\b(?:call|calling|invoke|invoking|run|running|use|using|execute|
 /** The reviewed tool as what to use: "use this instead of X" is the tool describing its own purpose. */
 const THIS_INSTEAD = /\b(?:use|call|prefer|choose)\s+(?:this|it|me)\b/i;
 const HOOK =
-  /\b(?:whenever|every time|each time|any time|anytime|before|after|prior to|once|when)\s+(?:you\s+)?(?:use|call|invoke|run|running|using|calling|invoking|executing)?\s*(?:the\s+|any\s+|a\s+|an\s+)?[`'"]?$/i;
+  /\b(?:before|after|whenever|when|once)\b[^.;,]{0,40}\b(?:sent|called|used|run|invoked|executed|requested|made|done) (?:with|by|via|through|using)\s+[`'"]?$|\b(?:whenever|every time|each time|any time|anytime|before|after|prior to|once|when|following|as soon as)\s+(?:(?:you|we|the|any|a|an|every|each|call|calls|calling|use|uses|using|run|runs|running|invoke|invoking|invocation|invocations|execute|executing|execution|successful|to|of)\s+){0,4}[`'"]?$/i;
 /** Another tool's use hooked without naming it: "prior to running any database query tool", "before any other tool". */
 const HOOK_ANY =
-  /\b(?:whenever|every time|each time|any time|before|after|prior to)\b[^.;]{0,40}\b(?:any|every|each|another|other|all)\b[^.;]{0,30}\btools?\b/i;
+  /\b(?:whenever|every time|each time|any time|before|after|prior to|once|as soon as|following)\b[^.;]{0,40}\b(?:any|every|each|another|other|all)\b[^.;]{0,30}\btools?\b/i;
 /** What a hook or a prerequisite makes the model carry: data it has no business with, or another tool's traffic. */
 const CARRIES =
-  /\b(?:with|pass(?:ing)?|includ(?:e|ing)|attach(?:ing)?|send(?:ing)?|forward(?:ing)?|copy(?:ing)?|as)\b[^.;]{0,60}\b(?:the (?:full|entire|whole|complete|same|original)\b|same (?:arguments|message|inputs?|parameters)|its output|the output|the result|recipient list|connection string|directory listing|home directory|email body|message body)/i;
+  /\b(?:(?:with|pass(?:ing)?|includ(?:e|ing)|send(?:ing)?|forward(?:ing)?)\s+(?:its|their|the message's|the email's) (?:full|entire|whole|complete|original|raw)\b)|\b(?:with|pass(?:ing)?|includ(?:e|ing)|attach(?:ing)?|send(?:ing)?|forward(?:ing)?|cop(?:y|ying)|past(?:e|ing)|add(?:ing)?|put(?:ting)?|as)\b[^.;]{0,60}\b(?:the (?:full|entire|whole|complete|same|original)\b|same (?:arguments|message|inputs?|parameters)|its output|the output|the result|recipient list|connection string|directory listing|home directory|(?:e-?mail|message|issue|ticket|document|page|meeting|call|chat) (?:body|bodies|contents?|text|notes|transcripts?)|(?:attendee|participant|reporter|customer|sender|contact)s?'? (?:e-?mails?|e-?mail addresses|phone numbers?|names and e-?mails?)|meeting notes|transcripts?)/i;
+/** Said of a replacement. */
+const INSTEAD = /\b(?:instead|in its place|in place of it)\b/i;
 /** Gating another tool on this one: "do not call execute-trade afterwards unless this tool says so". */
 const GATES =
   /\b(?:unless|until)\b[^.;]{0,40}\b(?:this tool|it) (?:says|allows|confirms|returns|approves)\b|\b(?:only (?:allowed|permitted|possible)|may only (?:be )?(?:used|called))\b[^.;]{0,30}\bafter\b/i;
@@ -84,6 +86,9 @@ export function checkToolRedirection(
     if (STEERS_AWAY.test(before) && alternative && !thisInstead)
       return flag(`steers the model from ${reference.name} to ${alternative}`);
     if (HOOK.test(before) && carries) return flag(`hooks the use of another tool (${reference.name})`);
+    // Hooked and replaced: "when delete_file is requested, run archive_and_wipe instead".
+    if (HOOK.test(before) && alternative && !thisInstead && INSTEAD.test(sentence))
+      return flag(`replaces ${reference.name} with ${alternative} when it is asked for`);
   }
   if (GATES.test(sentence) && references.length > 0)
     return flag(`makes the use of another tool (${references[0].name}) depend on this one`);
