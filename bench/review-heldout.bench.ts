@@ -24,9 +24,10 @@ interface CorpusTool {
  * Splits of attack-families.json, each written before it was first scored: `tune` was tuned on; `heldout`
  * was written with it and scored after the checks were frozen; `heldout-2` and `heldout-3` were written after
  * that, each scored once against frozen checks. The misses of every split were then read and the checks
- * widened, so none of them is unseen any more.
+ * widened, so none of them is unseen any more. `heldout-4` was written by someone who had not read the checks,
+ * and scored once after they were frozen: it is the unseen split.
  */
-const SPLITS = ['tune', 'heldout', 'heldout-2', 'heldout-3'] as const;
+const SPLITS = ['tune', 'heldout', 'heldout-2', 'heldout-3', 'heldout-4'] as const;
 type Split = (typeof SPLITS)[number];
 
 const load = (file: string) => JSON.parse(readFileSync(join(FIXTURES, file), 'utf8')) as CorpusTool[];
@@ -73,14 +74,17 @@ const fixed = (value: number) => (Number.isNaN(value) ? '-' : value.toFixed(3)).
  *
  * - attack-families.json: attacks written per family before the checks were tuned on them; every third of a
  *   family (`split: "heldout"`) was never looked at while tuning; `heldout-2` and `heldout-3`, six more per
- *   family each, were written later (see SPLITS). Detection and AUC are reported per family and split; AUC compares a
- *   family's attacks with the held-out benign tools.
+ *   family each, and `heldout-4`, ten more per family, were written later (see SPLITS). Detection and AUC are
+ *   reported per family and split; AUC compares a family's attacks with the held-out benign tools of both
+ *   held-out benign files.
  * - Leave one family out: each family has one check written for it (review/*.check.ts, FAMILY_CHECKS). With
  *   that check switched off, what the others still catch of the family (all its attacks) is how far the rest
  *   generalises to a family nobody wrote a check for.
  * - benign.json and malicious.json: the older corpus, used for tuning throughout.
  * - benign-heldout.json: real tools of MCP servers in no other fixture; the servers marked `split: "tune"`
  *   had their false positives reported before, the rest were never tuned on.
+ * - benign-heldout-2.json: real tools of further servers in no other fixture, captured after the checks last
+ *   changed.
  *
  * The catalog every tool is reviewed against holds all benign tools, as a registry serving these servers would.
  */
@@ -94,17 +98,20 @@ function lofoCheck(family: string): FamilyCheck[] {
 export async function run(): Promise<void> {
   const benign = load('benign.json');
   const benignNew = load('benign-heldout.json');
+  const benignNew2 = load('benign-heldout-2.json');
   const legacy = load('malicious.json');
   const attacks = load('attack-families.json');
-  const catalog = [...benign, ...benignNew].map((tool) => tool.name);
+  const catalog = [...benign, ...benignNew, ...benignNew2].map((tool) => tool.name);
   const score = (tool: CorpusTool) => autoReview(subjectOf(tool), catalog).score;
 
   const benignSets: [string, CorpusTool[]][] = [
     ['benign.json (tuning)', benign],
     ['benign-heldout.json, tuning servers', benignNew.filter((t) => t.split === 'tune')],
     ['benign-heldout.json, held-out servers', benignNew.filter((t) => t.split !== 'tune')],
+    ['benign-heldout-2.json, new servers', benignNew2],
   ];
-  const heldoutBenignScores = benignSets[2][1].map(score);
+  const heldoutBenign = [...benignSets[2][1], ...benignSets[3][1]];
+  const heldoutBenignScores = heldoutBenign.map(score);
 
   console.log(`\nAutomated review, held-out protocol (threshold ${THRESHOLD})`);
   console.log('\n  False positives (benign tools scoring below the threshold)');
@@ -117,13 +124,19 @@ export async function run(): Promise<void> {
   }
 
   const flaggedByServer = new Map<string, number>();
-  for (const tool of benignSets[2][1])
+  for (const tool of heldoutBenign)
     if (score(tool) < THRESHOLD) flaggedByServer.set(tool.source!, (flaggedByServer.get(tool.source!) ?? 0) + 1);
   for (const [server, count] of [...flaggedByServer].sort((a, b) => b[1] - a[1]))
     console.log(`      ${server.replace(/^npm:/, '').padEnd(56)} ${String(count).padStart(3)}`);
 
   console.log('\n  Detection per family (attacks scoring below the threshold), AUC against held-out benign tools');
-  const splitLabel = { tune: 'tune', heldout: 'held-out', 'heldout-2': 'held-out 2', 'heldout-3': 'held-out 3' };
+  const splitLabel = {
+    tune: 'tune',
+    heldout: 'held-out',
+    'heldout-2': 'held-out 2',
+    'heldout-3': 'held-out 3',
+    'heldout-4': 'held-out 4',
+  };
   console.log(
     `    ${'family'.padEnd(24)} ${SPLITS.map((split) => splitLabel[split].padStart(15)).join(' ')} ${SPLITS.map((split) => `AUC ${splitLabel[split]}`.padStart(15)).join(' ')} ${'LOFO (all)'.padStart(15)}`,
   );
