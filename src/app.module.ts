@@ -1,27 +1,17 @@
-import {
-  DynamicModule,
-  Global,
-  MiddlewareConsumer,
-  Module,
-  ModuleMetadata,
-  NestModule,
-  RequestMethod,
-} from '@nestjs/common';
+import { DynamicModule, MiddlewareConsumer, Module, ModuleMetadata, NestModule, RequestMethod } from '@nestjs/common';
 import { json, urlencoded } from 'body-parser';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ClsModule } from 'nestjs-cls';
 import { LoggerModule } from 'nestjs-pino';
-import { DataSource } from 'typeorm';
 import { AuthGuard } from './auth/auth.guard';
 import { AuthModule } from './auth/auth.module';
 import { Clock, SystemClock } from './common/clock';
 import { ErrorFilter } from './common/error.filter';
 import { jsonDepthLimit } from './common/json-depth.middleware';
-import { JsonSchemaValidator } from './common/json-schema';
 import { createValidationPipe } from './common/validation';
+import { CoreModule } from './core.module';
 import { AppConfig } from './config/app-config';
 import type { Config } from './config/config.schema';
-import { ChangeEvents } from './database/change-events';
 import { Database } from './database/database';
 import { loggingParams } from './observability/logging';
 import { HttpMetricsMiddleware } from './observability/http-metrics';
@@ -40,30 +30,6 @@ import { InvocationModule } from './tools/invocation/invocation.module';
 import { ProviderApiMetricsMiddleware } from './tools/registry/provider-api-metrics.middleware';
 import { RegistryModule } from './tools/registry/registry.module';
 import { ResponsesModule } from './responses/responses.module';
-
-/**
- * Configuration, time, database, change notifications and the JSON Schema validator: infrastructure that
- * knows no feature, available to every module. The only global module of ours; feature modules import
- * each other explicitly.
- */
-@Global()
-@Module({})
-class CoreModule {
-  static forRoot(config: Config, database: Database, clock: Clock): DynamicModule {
-    return {
-      module: CoreModule,
-      providers: [
-        { provide: AppConfig, useValue: config },
-        { provide: Clock, useValue: clock },
-        { provide: Database, useValue: database },
-        { provide: DataSource, useValue: database.dataSource },
-        ChangeEvents,
-        JsonSchemaValidator,
-      ],
-      exports: [AppConfig, Clock, Database, DataSource, ChangeEvents, JsonSchemaValidator],
-    };
-  }
-}
 
 export interface AppModuleOptions {
   config: Config;

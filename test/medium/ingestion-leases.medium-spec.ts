@@ -25,12 +25,10 @@ describe.each(ENGINES)('ingestion job leases (%s)', (engine) => {
   let batches: FileBatchRepository;
 
   beforeAll(async () => {
-    ctx = await mediumContext(engine, FILE_SEARCH_ENTITIES, [
-      VectorStoreFileRepository,
-      VectorStoreRepository,
-      FileRepository,
-      FileBatchRepository,
-    ]);
+    ctx = await mediumContext(engine, {
+      entities: FILE_SEARCH_ENTITIES,
+      providers: [VectorStoreFileRepository, VectorStoreRepository, FileRepository, FileBatchRepository],
+    });
     jobs = ctx.module.get(VectorStoreFileRepository);
     stores = ctx.module.get(VectorStoreRepository);
     files = ctx.module.get(FileRepository);

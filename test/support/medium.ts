@@ -1,13 +1,27 @@
 import { Test, TestingModule } from '@nestjs/testing';
-import type { Provider } from '@nestjs/common';
+import type { ModuleMetadata, Provider } from '@nestjs/common';
+import { ClsModule } from 'nestjs-cls';
 import { DataSource } from 'typeorm';
 import { Clock, SystemClock } from '../../src/common/clock';
-import { validateConfig } from '../../src/config/config.loader';
+import { deepMerge, validateConfig } from '../../src/config/config.loader';
+import type { ConfigInput } from '../../src/config/config.schema';
+import { CoreModule } from '../../src/core.module';
 import type { MappedEntities } from '../../src/database/data-source.factory';
 import { Database } from '../../src/database/database';
 import { createTestDatabase, Engine } from './databases';
 
-/** A migrated database with only the entities under test mapped, and a Nest module holding just `providers`. */
+export interface MediumOptions {
+  /** The mapped entities: those of the modules under test only. */
+  entities: MappedEntities;
+  /** Feature modules under test, with what they import. */
+  imports?: ModuleMetadata['imports'];
+  /** Single providers under test (a repository on its own). */
+  providers?: Provider[];
+  config?: ConfigInput;
+  clock?: Clock;
+}
+
+/** A migrated database and a Nest module holding just what is under test, over the service's core module. */
 export interface MediumContext {
   module: TestingModule;
   dataSource: DataSource;
@@ -16,39 +30,48 @@ export interface MediumContext {
 
 /**
  * The medium tier: a module's services and repositories on a real, migrated database (either engine), without
- * the HTTP surface or any other module. Everything a test needs beyond the DataSource and a clock is passed in
- * `providers`, so a test also shows what the code under test depends on.
+ * the HTTP surface or the modules it does not import. The core module (config, clock, database, change events)
+ * is the service's own.
  */
-export async function mediumContext(
-  engine: Engine,
-  entities: MappedEntities,
-  providers: Provider[],
-  clock: Clock = new SystemClock(),
-): Promise<MediumContext> {
+export async function mediumContext(engine: Engine, options: MediumOptions): Promise<MediumContext> {
   const database = await createTestDatabase(engine);
-  const config = validateConfig({
-    data_dir: database.dataDir,
-    database: { url: database.url, pool_size: 5 },
-    logging: { level: 'silent' },
-  });
-  const opened = await Database.open(config, entities).catch(async (error: unknown) => {
+  const config = validateConfig(
+    deepMerge(
+      {
+        data_dir: database.dataDir,
+        database: { url: database.url, pool_size: 5 },
+        logging: { level: 'silent' },
+        secrets: { encryption_key: 'dG9vbGdhdGUtdGVzdC1rZXktMzItYnl0ZXMtbG9uZyE=' },
+      },
+      options.config ?? {},
+    ),
+  );
+  const opened = await Database.open(config, options.entities).catch(async (error: unknown) => {
     await database.drop();
     throw error;
   });
-  const module = await Test.createTestingModule({
-    providers: [
-      { provide: DataSource, useValue: opened.dataSource },
-      { provide: Clock, useValue: clock },
-      ...providers,
-    ],
-  }).compile();
-  return {
-    module,
-    dataSource: opened.dataSource,
-    close: async () => {
-      await module.close();
-      await opened.close();
-      await database.drop();
-    },
-  };
+  try {
+    const module = await Test.createTestingModule({
+      imports: [
+        CoreModule.forRoot(config, opened, options.clock ?? new SystemClock()),
+        ClsModule.forRoot({ global: true }),
+        ...(options.imports ?? []),
+      ],
+      providers: options.providers ?? [],
+    }).compile();
+    await module.init();
+    return {
+      module,
+      dataSource: opened.dataSource,
+      close: async () => {
+        await module.close();
+        await opened.close();
+        await database.drop();
+      },
+    };
+  } catch (error) {
+    await opened.close();
+    await database.drop();
+    throw error;
+  }
 }
