@@ -2,20 +2,10 @@ import { Client } from 'pg';
 import type { Response } from 'supertest';
 import { CredentialsService, CredentialUnavailableError } from '../src/tools/catalog/credentials/credentials.service';
 import { bearer, startApp, TestApp } from './support/app';
+import type { CredentialRow } from '../src/tools/catalog/credentials/credential.repository';
 import { memberKey } from './support/catalog';
 import { createTestDatabase, ENGINES, TestDatabase } from './support/databases';
 import { expectError } from './support/errors';
-
-interface StoredRow {
-  tenant_id: string;
-  key: string;
-  ciphertext: Buffer;
-  iv: Buffer;
-  auth_tag: Buffer;
-  key_id: string;
-  created_at: Date;
-  updated_at: Date;
-}
 
 /** Per-tenant credentials over HTTP: stored encrypted, managed by the tenant or an admin, never shown. */
 describe.each(ENGINES)('tenant credentials on %s', (engine) => {
@@ -43,13 +33,13 @@ describe.each(ENGINES)('tenant credentials on %s', (engine) => {
     track(await t.http.delete(url(tenant, key)).set(bearer(as)));
 
   /** The table read directly, not through the service: with `pg` on PostgreSQL, through the app's pool on PGlite. */
-  async function storedRows(): Promise<StoredRow[]> {
+  async function storedRows(): Promise<CredentialRow[]> {
     const sql = 'SELECT * FROM tenant_credentials ORDER BY tenant_id, key';
     if (engine === 'pglite') return t.toolgate.database.dataSource.query(sql);
     const client = new Client({ connectionString: database.url });
     await client.connect();
     try {
-      return (await client.query<StoredRow>(sql)).rows;
+      return (await client.query<CredentialRow>(sql)).rows;
     } finally {
       await client.end();
     }

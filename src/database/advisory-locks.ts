@@ -1,4 +1,4 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 
 // Advisory locks are infrastructure shared by every module, so their SQL lives here rather than in a table's repository.
 
@@ -22,41 +22,43 @@ export const AdvisoryLock = {
  * Runs `work` unless another session holds the lock, answering undefined then: periodic work that one
  * replica at a time should do, where a replica that finds the lock taken simply skips its turn.
  */
-export async function tryWithAdvisoryLock<T>(
+export function tryWithAdvisoryLock<T>(
   dataSource: DataSource,
   key: number,
   work: () => Promise<T>,
 ): Promise<T | undefined> {
-  const runner = dataSource.createQueryRunner();
-  await runner.connect();
-  try {
+  return onOwnConnection(dataSource, async (runner) => {
     const [{ locked }] = (await runner.query('SELECT pg_try_advisory_lock($1) AS locked', [key])) as {
       locked: boolean;
     }[];
-    if (!locked) return undefined;
-    try {
-      return await work();
-    } finally {
-      await runner.query('SELECT pg_advisory_unlock($1)', [key]);
-    }
+    return locked ? holding(runner, key, work) : undefined;
+  });
+}
+
+/** Runs `work` while holding a session-level advisory lock on a dedicated connection. */
+export function withAdvisoryLock<T>(dataSource: DataSource, key: number, work: () => Promise<T>): Promise<T> {
+  return onOwnConnection(dataSource, async (runner) => {
+    await runner.query('SELECT pg_advisory_lock($1)', [key]);
+    return holding(runner, key, work);
+  });
+}
+
+/** A session-level lock belongs to one connection, so it is taken and released on one held for the purpose. */
+async function onOwnConnection<T>(dataSource: DataSource, use: (runner: QueryRunner) => Promise<T>): Promise<T> {
+  const runner = dataSource.createQueryRunner();
+  await runner.connect();
+  try {
+    return await use(runner);
   } finally {
     await runner.release();
   }
 }
 
-/** Runs `work` while holding a session-level advisory lock on a dedicated connection. */
-export async function withAdvisoryLock<T>(dataSource: DataSource, key: number, work: () => Promise<T>): Promise<T> {
-  const runner = dataSource.createQueryRunner();
-  await runner.connect();
+async function holding<T>(runner: QueryRunner, key: number, work: () => Promise<T>): Promise<T> {
   try {
-    await runner.query('SELECT pg_advisory_lock($1)', [key]);
-    try {
-      return await work();
-    } finally {
-      await runner.query('SELECT pg_advisory_unlock($1)', [key]);
-    }
+    return await work();
   } finally {
-    await runner.release();
+    await runner.query('SELECT pg_advisory_unlock($1)', [key]);
   }
 }
 

@@ -10,7 +10,7 @@ import {
   NewCatalogEntryFields,
   OfferedDefinition,
 } from './catalog-entry';
-import { SYSTEM_REVIEWER, ToolReviewService } from './tool-review.service';
+import { ToolReviewService } from './tool-review.service';
 import { PendingChange, ToolEntity } from './tool.entity';
 import { ToolRepository } from './tool.repository';
 
@@ -63,14 +63,8 @@ export class CatalogDiscovery {
     if (initial.status !== 'unreviewed') {
       // An origin's trust covers what it offers only while that passes the same checks as any other tool.
       await this.reviews.decideAutomatically(manager, entry, initial.status, initial.reviewer, initial.notes);
-    } else if (this.reviews.qualifiesForAutoApproval(entry)) {
-      await this.reviews.decideAutomatically(
-        manager,
-        entry,
-        'approved',
-        SYSTEM_REVIEWER,
-        `auto-approved: automated review scored ${entry.autoReview.score}`,
-      );
+    } else {
+      await this.reviews.autoApproveIfQualified(manager, entry);
     }
     return entry;
   }

@@ -260,13 +260,22 @@ export class ToolReviewService implements OnApplicationBootstrap {
     return this.judgeBlocker(entity);
   }
 
-  /**
-   * Whether config lets this unreviewed tool be approved without a human (apply it with decideAutomatically,
-   * which also waits for the judge).
-   */
-  qualifiesForAutoApproval(entity: ToolEntity): boolean {
+  /** Whether config lets this unreviewed tool be approved without a human (`catalog.auto_approve_score`). */
+  private qualifiesForAutoApproval(entity: ToolEntity): boolean {
     const threshold = this.config.catalog.auto_approve_score;
     return threshold !== undefined && !this.requiresHumanReview(entity) && this.scoreOf(entity) >= threshold;
+  }
+
+  /** Approves a new unreviewed tool without a human when config allows it; decideAutomatically also waits for the judge. */
+  async autoApproveIfQualified(manager: EntityManager, entity: ToolEntity): Promise<void> {
+    if (!this.qualifiesForAutoApproval(entity)) return;
+    await this.decideAutomatically(
+      manager,
+      entity,
+      'approved',
+      SYSTEM_REVIEWER,
+      `auto-approved: automated review scored ${entity.autoReview.score}`,
+    );
   }
 
   /**

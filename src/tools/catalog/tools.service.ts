@@ -75,14 +75,8 @@ export class ToolsService {
       });
       if (requested !== 'unreviewed') {
         await this.reviews.decide(manager, entity, requested, caller.subject, 'set at registration by an admin');
-      } else if (this.reviews.qualifiesForAutoApproval(entity)) {
-        await this.reviews.decideAutomatically(
-          manager,
-          entity,
-          'approved',
-          SYSTEM_REVIEWER,
-          `auto-approved: automated review scored ${entity.autoReview.score}`,
-        );
+      } else {
+        await this.reviews.autoApproveIfQualified(manager, entity);
       }
     });
     await this.state.changed();
