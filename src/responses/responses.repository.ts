@@ -20,16 +20,16 @@ const MAX_HISTORY_ITEMS = 20_000;
 export class ResponsesRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** A new response (in progress or queued) with its input items. */
+  /** A new response (in progress or queued) with its input items, created `now`. */
   async create(
     tenantId: string,
     response: ResponseObject,
     input: ConversationItem[],
     request: ResponseRequest | null,
-    leaseOwner: string | null = null,
-    leaseMs = 0,
+    leaseOwner: string | null,
+    leaseMs: number,
+    now: Date,
   ): Promise<void> {
-    const now = new Date();
     await this.dataSource.transaction(async (manager) => {
       const row: ResponseEntity = {
         id: response.id,
@@ -54,8 +54,7 @@ export class ResponsesRepository {
    * Writes the finished response and its output items, unless it already ended (a background response
    * cancelled meanwhile keeps `cancelled`). Answers whether it was written.
    */
-  async finish(tenantId: string, response: ResponseObject, output: ConversationItem[]): Promise<boolean> {
-    const now = new Date();
+  async finish(tenantId: string, response: ResponseObject, output: ConversationItem[], now: Date): Promise<boolean> {
     return this.dataSource.transaction(async (manager) => {
       const result = await manager
         .createQueryBuilder()

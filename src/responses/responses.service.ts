@@ -1,6 +1,8 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { ApiError } from '../common/api-error';
+import { Clock } from '../common/clock';
 import { newId, randomToken } from '../common/ids';
+import { unixSeconds } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { BackgroundTasks, RepeatingTask } from '../observability/background';
 import type { Identity } from '../tenancy/request-context';
@@ -56,6 +58,7 @@ export class ResponsesService implements OnApplicationBootstrap, BeforeApplicati
     private readonly store: ResponsesRepository,
     private readonly background: BackgroundTasks,
     private readonly metrics: ResponsesMetrics,
+    private readonly clock: Clock,
   ) {
     this.settings = resolveUpstreamSettings(config.engine);
     if (this.settings) this.upstream = new UpstreamModel(this.settings);
@@ -92,7 +95,7 @@ export class ResponsesService implements OnApplicationBootstrap, BeforeApplicati
         ? await this.store.history(identity.tenantId, request.previousResponseId)
         : [],
       input: request.input.map((item) => ({ item })),
-      response: newResponse(request),
+      response: newResponse(request, this.clock.now()),
     };
     if (request.store) {
       await this.store.create(
@@ -102,6 +105,7 @@ export class ResponsesService implements OnApplicationBootstrap, BeforeApplicati
         request.background ? request : null,
         this.owner,
         this.config.engine.background_lease,
+        this.clock.now(),
       );
     }
     const abort = new AbortController();
@@ -141,13 +145,14 @@ export class ResponsesService implements OnApplicationBootstrap, BeforeApplicati
           maxJsonDepth: this.config.server.max_json_depth,
           events: presented,
           signal: abort.signal,
+          clock: this.clock,
           onTurn: (outcome, seconds) => this.metrics.upstreamTurn.observe({ outcome }, seconds),
         },
         response,
       );
       const result = await loop.run();
       this.metrics.responses.inc({ status: result.response.status });
-      if (request.store) await this.store.finish(identity.tenantId, result.response, result.output);
+      if (request.store) await this.store.finish(identity.tenantId, result.response, result.output, this.clock.now());
       return result.response;
     } finally {
       lease.release();
@@ -220,11 +225,11 @@ export class ResponsesService implements OnApplicationBootstrap, BeforeApplicati
   }
 }
 
-function newResponse(request: ResponseRequest): ResponseObject {
+function newResponse(request: ResponseRequest, now: Date): ResponseObject {
   return {
     id: newId('resp_'),
     object: 'response',
-    created_at: Math.floor(Date.now() / 1000),
+    created_at: unixSeconds(now),
     completed_at: null,
     status: request.background ? 'queued' : 'in_progress',
     background: request.background,
