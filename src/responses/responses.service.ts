@@ -133,7 +133,7 @@ export class ResponsesService implements OnApplicationBootstrap, BeforeApplicati
     this.running.set(response.id, abort);
     try {
       response.status = 'in_progress';
-      if (request.background) await this.store.markInProgress(identity.tenantId, response.id);
+      if (request.background) await this.store.markInProgress(identity.tenantId, response.id, this.clock.now());
       const presented = presentingEvents(events, request.include);
       presented.send('response.in_progress', { response });
       const loop = new ResponseLoop(
@@ -189,7 +189,7 @@ export class ResponsesService implements OnApplicationBootstrap, BeforeApplicati
         'response_not_cancellable',
       );
     }
-    const cancelled = await this.store.cancel(identity.tenantId, id);
+    const cancelled = await this.store.cancel(identity.tenantId, id, this.clock.now());
     this.running.get(id)?.abort(new ResponseCancelled());
     return cancelled ?? (await this.store.get(identity.tenantId, id)).body;
   }
@@ -220,7 +220,7 @@ export class ResponsesService implements OnApplicationBootstrap, BeforeApplicati
    * `failed`, and can be created again.
    */
   private async sweep(): Promise<void> {
-    const rows = await this.store.failExpired(SHUTTING_DOWN);
+    const rows = await this.store.failExpired(SHUTTING_DOWN, this.clock.now());
     if (rows.length > 0) this.logger.warn(`Marked ${rows.length} response(s) failed: their replica stopped mid-run`);
   }
 }

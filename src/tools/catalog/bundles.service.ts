@@ -95,8 +95,8 @@ export class BundlesService {
   }
 
   /** Takes a tool being deleted out of every bundle, in the transaction that deletes it. */
-  async removeToolEverywhere(manager: EntityManager, toolId: string): Promise<void> {
-    await this.bundles.removeToolEverywhere(manager, toolId);
+  async removeToolEverywhere(manager: EntityManager, toolId: string, now: Date): Promise<void> {
+    await this.bundles.removeToolEverywhere(manager, toolId, now);
   }
 
   private async find(id: string): Promise<BundleEntity> {

@@ -195,7 +195,7 @@ export class ToolsService {
       );
     }
     await this.dataSource.transaction(async (manager) => {
-      await this.bundles.removeToolEverywhere(manager, id);
+      await this.bundles.removeToolEverywhere(manager, id, this.clock.now());
       await this.tools.delete(manager, id);
     });
     await this.state.changed();
