@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { Clock } from '../common/clock';
 import { AppConfig } from '../config/app-config';
 import { AdvisoryLock, withAdvisoryLock } from '../database/advisory-locks';
 import { ApiKeyRepository } from './api-key.repository';
@@ -31,6 +32,7 @@ export class BootstrapAdminService implements OnApplicationBootstrap {
     private readonly keys: ApiKeyRepository,
     private readonly apiKeys: ApiKeysService,
     private readonly config: AppConfig,
+    private readonly clock: Clock,
   ) {}
 
   takeGeneratedKey(): string | undefined {
@@ -62,7 +64,7 @@ export class BootstrapAdminService implements OnApplicationBootstrap {
       const hash = hashApiKeySecret(configured);
       const current = await this.keys.find({ secretHash: hash });
       if (current && !current.revokedAt && current.role === 'admin') return;
-      await this.keys.revokeActiveBootstrapKeys(new Date());
+      await this.keys.revokeActiveBootstrapKeys(this.clock.now());
       if (current) await this.keys.delete(current.id);
       await this.apiKeys.insert({
         name: 'admin (ADMIN_API_KEY)',

@@ -65,6 +65,7 @@ function checkTokenTimes(payload: Record<string, unknown>, jwt: JwtConfig): void
     throw ApiError.unauthorized("The token's 'iat' claim must be a number of seconds", 'invalid_token');
   }
   const toleranceSeconds = Math.floor(jwt.clock_tolerance / 1000);
+  // Real time, not Clock: the verifier checks `exp` and `nbf` against the wall clock, and `iat` must agree.
   if (payload.iat > Date.now() / 1000 + toleranceSeconds) {
     throw ApiError.unauthorized(
       `The token's 'iat' claim lies in the future, beyond the ${toleranceSeconds} s clock tolerance (auth.jwt.clock_tolerance)`,

@@ -1,7 +1,9 @@
 import { Logger } from '@nestjs/common';
 import type { ChatCompletionToolChoiceOption } from 'openai/resources/chat/completions';
+import type { Clock } from '../common/clock';
 import { newId } from '../common/ids';
 import { findTooDeep } from '../common/json-depth';
+import { unixSeconds } from '../common/time';
 import type { Identity } from '../tenancy/request-context';
 import type { ToolDispatcher } from '../tools/invocation/tool-dispatcher';
 import { toChatMessages } from './chat-messages';
@@ -43,6 +45,7 @@ export interface LoopSetup {
   input: ConversationItem[];
   events: ResponseEvents;
   signal: AbortSignal;
+  clock: Clock;
   /** Told how each upstream turn ended and how long it took (metrics). */
   onTurn?(outcome: 'ok' | 'error', seconds: number): void;
 }
@@ -380,7 +383,7 @@ export class ResponseLoop {
     }
     Object.assign(this.response, {
       status: ending.status,
-      completed_at: ending.status === 'completed' ? Math.floor(Date.now() / 1000) : null,
+      completed_at: ending.status === 'completed' ? unixSeconds(this.setup.clock.now()) : null,
       error: ending.error ?? null,
       incomplete_details: ending.incomplete ? { reason: ending.incomplete } : null,
       output: this.output.map((entry) => entry.item),

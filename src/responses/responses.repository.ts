@@ -15,21 +15,23 @@ const MAX_HISTORY_ITEMS = 20_000;
 /**
  * The `responses` and `response_items` tables (items live and die with their response). Every query a
  * request makes names the tenant; only the lease renewal and the sweeper, which act for the service, do not.
+ * Leases run on the database's clock, the one clock all replicas share, so that one replica's skew cannot
+ * expire another's lease; every other time comes from the caller.
  */
 @Injectable()
 export class ResponsesRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** A new response (in progress or queued) with its input items. */
+  /** A new response (in progress or queued) with its input items, created `now`; `leaseOwner` holds it for `leaseMs`. */
   async create(
     tenantId: string,
     response: ResponseObject,
     input: ConversationItem[],
     request: ResponseRequest | null,
-    leaseOwner: string | null = null,
-    leaseMs = 0,
+    leaseOwner: string | null,
+    leaseMs: number,
+    now: Date,
   ): Promise<void> {
-    const now = new Date();
     await this.dataSource.transaction(async (manager) => {
       const row: ResponseEntity = {
         id: response.id,
@@ -41,11 +43,17 @@ export class ResponsesRepository {
         request,
         cancelRequested: false,
         leaseOwner,
-        leaseExpiresAt: leaseOwner ? new Date(now.getTime() + leaseMs) : null,
+        leaseExpiresAt: null,
         createdAt: now,
         updatedAt: now,
       };
       await manager.insert(ResponseEntity, row as QueryDeepPartialEntity<ResponseEntity>);
+      if (leaseOwner) {
+        await manager.query(
+          `UPDATE responses SET lease_expires_at = now() + $2 * interval '1 millisecond' WHERE id = $1`,
+          [response.id, leaseMs],
+        );
+      }
       await this.insertItems(manager, tenantId, response.id, 'input', input, now);
     });
   }
@@ -54,8 +62,7 @@ export class ResponsesRepository {
    * Writes the finished response and its output items, unless it already ended (a background response
    * cancelled meanwhile keeps `cancelled`). Answers whether it was written.
    */
-  async finish(tenantId: string, response: ResponseObject, output: ConversationItem[]): Promise<boolean> {
-    const now = new Date();
+  async finish(tenantId: string, response: ResponseObject, output: ConversationItem[], now: Date): Promise<boolean> {
     return this.dataSource.transaction(async (manager) => {
       const result = await manager
         .createQueryBuilder()
@@ -80,11 +87,11 @@ export class ResponsesRepository {
   }
 
   /** A queued background response starts running. */
-  async markInProgress(tenantId: string, id: string): Promise<void> {
+  async markInProgress(tenantId: string, id: string, now: Date): Promise<void> {
     await this.dataSource.query(
-      `UPDATE responses SET status = 'in_progress', body = body || jsonb_build_object('status', 'in_progress'), updated_at = now()
+      `UPDATE responses SET status = 'in_progress', body = body || jsonb_build_object('status', 'in_progress'), updated_at = $3
        WHERE id = $1 AND tenant_id = $2 AND status = 'queued'`,
-      [id, tenantId],
+      [id, tenantId, now],
     );
   }
 
@@ -92,14 +99,14 @@ export class ResponsesRepository {
    * Marks a queued or running response cancelled (and asks its runner to stop); answers the cancelled body,
    * or undefined when it had already ended.
    */
-  async cancel(tenantId: string, id: string): Promise<ResponseObject | undefined> {
+  async cancel(tenantId: string, id: string, now: Date): Promise<ResponseObject | undefined> {
     const [rows] = (await this.dataSource.query(
       `UPDATE responses
-       SET status = 'cancelled', cancel_requested = true, lease_owner = NULL, lease_expires_at = NULL, updated_at = now(),
+       SET status = 'cancelled', cancel_requested = true, lease_owner = NULL, lease_expires_at = NULL, updated_at = $3,
            body = body || jsonb_build_object('status', 'cancelled')
        WHERE id = $1 AND tenant_id = $2 AND status IN ('queued', 'in_progress')
        RETURNING body`,
-      [id, tenantId],
+      [id, tenantId, now],
     )) as [{ body: ResponseObject }[], number];
     return rows[0]?.body;
   }
@@ -122,10 +129,10 @@ export class ResponsesRepository {
    * Ends as failed, with this error, up to 100 running responses whose lease ran out; answers their ids.
    * SKIP LOCKED lets replicas sweep side by side.
    */
-  async failExpired(error: { code: string; message: string }): Promise<string[]> {
+  async failExpired(error: { code: string; message: string }, now: Date): Promise<string[]> {
     const [rows] = (await this.dataSource.query(
       `UPDATE responses r
-       SET status = 'failed', lease_owner = NULL, lease_expires_at = NULL, updated_at = now(),
+       SET status = 'failed', lease_owner = NULL, lease_expires_at = NULL, updated_at = $3,
            body = r.body || jsonb_build_object('status', 'failed', 'error', jsonb_build_object(
              'code', $1::text, 'message', $2::text))
        FROM (
@@ -136,7 +143,7 @@ export class ResponsesRepository {
        ) expired
        WHERE r.id = expired.id
        RETURNING r.id`,
-      [error.code, error.message],
+      [error.code, error.message, now],
     )) as [{ id: string }[], number];
     return rows.map((row) => row.id);
   }

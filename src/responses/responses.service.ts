@@ -1,6 +1,8 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { ApiError } from '../common/api-error';
+import { Clock } from '../common/clock';
 import { newId, randomToken } from '../common/ids';
+import { unixSeconds } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { BackgroundTasks, RepeatingTask } from '../observability/background';
 import type { Identity } from '../tenancy/request-context';
@@ -56,6 +58,7 @@ export class ResponsesService implements OnApplicationBootstrap, BeforeApplicati
     private readonly store: ResponsesRepository,
     private readonly background: BackgroundTasks,
     private readonly metrics: ResponsesMetrics,
+    private readonly clock: Clock,
   ) {
     this.settings = resolveUpstreamSettings(config.engine);
     if (this.settings) this.upstream = new UpstreamModel(this.settings);
@@ -92,7 +95,7 @@ export class ResponsesService implements OnApplicationBootstrap, BeforeApplicati
         ? await this.store.history(identity.tenantId, request.previousResponseId)
         : [],
       input: request.input.map((item) => ({ item })),
-      response: newResponse(request),
+      response: newResponse(request, this.clock.now()),
     };
     if (request.store) {
       await this.store.create(
@@ -102,6 +105,7 @@ export class ResponsesService implements OnApplicationBootstrap, BeforeApplicati
         request.background ? request : null,
         this.owner,
         this.config.engine.background_lease,
+        this.clock.now(),
       );
     }
     const abort = new AbortController();
@@ -129,7 +133,7 @@ export class ResponsesService implements OnApplicationBootstrap, BeforeApplicati
     this.running.set(response.id, abort);
     try {
       response.status = 'in_progress';
-      if (request.background) await this.store.markInProgress(identity.tenantId, response.id);
+      if (request.background) await this.store.markInProgress(identity.tenantId, response.id, this.clock.now());
       const presented = presentingEvents(events, request.include);
       presented.send('response.in_progress', { response });
       const loop = new ResponseLoop(
@@ -141,13 +145,14 @@ export class ResponsesService implements OnApplicationBootstrap, BeforeApplicati
           maxJsonDepth: this.config.server.max_json_depth,
           events: presented,
           signal: abort.signal,
+          clock: this.clock,
           onTurn: (outcome, seconds) => this.metrics.upstreamTurn.observe({ outcome }, seconds),
         },
         response,
       );
       const result = await loop.run();
       this.metrics.responses.inc({ status: result.response.status });
-      if (request.store) await this.store.finish(identity.tenantId, result.response, result.output);
+      if (request.store) await this.store.finish(identity.tenantId, result.response, result.output, this.clock.now());
       return result.response;
     } finally {
       lease.release();
@@ -184,7 +189,7 @@ export class ResponsesService implements OnApplicationBootstrap, BeforeApplicati
         'response_not_cancellable',
       );
     }
-    const cancelled = await this.store.cancel(identity.tenantId, id);
+    const cancelled = await this.store.cancel(identity.tenantId, id, this.clock.now());
     this.running.get(id)?.abort(new ResponseCancelled());
     return cancelled ?? (await this.store.get(identity.tenantId, id)).body;
   }
@@ -215,16 +220,16 @@ export class ResponsesService implements OnApplicationBootstrap, BeforeApplicati
    * `failed`, and can be created again.
    */
   private async sweep(): Promise<void> {
-    const rows = await this.store.failExpired(SHUTTING_DOWN);
+    const rows = await this.store.failExpired(SHUTTING_DOWN, this.clock.now());
     if (rows.length > 0) this.logger.warn(`Marked ${rows.length} response(s) failed: their replica stopped mid-run`);
   }
 }
 
-function newResponse(request: ResponseRequest): ResponseObject {
+function newResponse(request: ResponseRequest, now: Date): ResponseObject {
   return {
     id: newId('resp_'),
     object: 'response',
-    created_at: Math.floor(Date.now() / 1000),
+    created_at: unixSeconds(now),
     completed_at: null,
     status: request.background ? 'queued' : 'in_progress',
     background: request.background,

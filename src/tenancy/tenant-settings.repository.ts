@@ -22,15 +22,19 @@ export class TenantSettingsRepository {
     return this.settings.findOneBy({ tenantId });
   }
 
-  /** Reads the tenant's row under a row lock, hands it to `change` and stores what that returns, in one transaction. */
+  /**
+   * Reads the tenant's row under a row lock, hands it to `change` and stores what that returns, stamped
+   * `now`, in one transaction.
+   */
   update(
     tenantId: string,
     change: (current: TenantSettingsEntity | null) => Record<string, unknown>,
+    now: Date,
   ): Promise<TenantSettingsEntity> {
     return this.settings.manager.transaction(async (manager) => {
       const repo = manager.getRepository(TenantSettingsEntity);
       const current = await repo.findOne({ where: { tenantId }, lock: { mode: 'pessimistic_write' } });
-      const entity = repo.create({ tenantId, settings: change(current), updatedAt: new Date() });
+      const entity = repo.create({ tenantId, settings: change(current), updatedAt: now });
       await repo.save(entity);
       return entity;
     });

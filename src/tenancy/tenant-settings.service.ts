@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { Clock } from '../common/clock';
 import { unixSeconds } from '../common/time';
 import { TenantSettingsEntity } from './tenant-settings.entity';
 import { TenantSettingsRepository } from './tenant-settings.repository';
@@ -12,7 +13,10 @@ interface StoredSettings {
 
 @Injectable()
 export class TenantSettingsService {
-  constructor(private readonly settings: TenantSettingsRepository) {}
+  constructor(
+    private readonly settings: TenantSettingsRepository,
+    private readonly clock: Clock,
+  ) {}
 
   async get(tenantId: string): Promise<TenantSettingsDto> {
     const row = await this.settings.byTenant(tenantId);
@@ -30,15 +34,19 @@ export class TenantSettingsService {
 
   /** Merges the given sections into the stored ones; sections not mentioned keep their values. */
   async update(tenantId: string, input: UpdateTenantSettingsDto): Promise<TenantSettingsDto> {
-    const row = await this.settings.update(tenantId, (current) => {
-      const stored = (current?.settings ?? {}) as StoredSettings;
-      const changes = input.audit_retention && definedFields(input.audit_retention);
-      const next: StoredSettings = {
-        ...stored,
-        ...(changes && { audit_retention: { ...stored.audit_retention, ...changes } }),
-      };
-      return next as Record<string, unknown>;
-    });
+    const row = await this.settings.update(
+      tenantId,
+      (current) => {
+        const stored = (current?.settings ?? {}) as StoredSettings;
+        const changes = input.audit_retention && definedFields(input.audit_retention);
+        const next: StoredSettings = {
+          ...stored,
+          ...(changes && { audit_retention: { ...stored.audit_retention, ...changes } }),
+        };
+        return next as Record<string, unknown>;
+      },
+      this.clock.now(),
+    );
     return present(tenantId, row);
   }
 }

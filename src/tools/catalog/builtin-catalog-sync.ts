@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { Clock } from '../../common/clock';
 import { AdvisoryLock, withAdvisoryLock } from '../../database/advisory-locks';
 import { FunctionRegistry } from '../registry/function-registry';
 import { applyDefinition, builtinToolSource, newCatalogEntry } from './catalog-entry';
@@ -23,6 +24,7 @@ export class BuiltinCatalogSync implements OnApplicationBootstrap {
     private readonly registry: FunctionRegistry,
     private readonly reviews: ToolReviewService,
     private readonly state: CatalogState,
+    private readonly clock: Clock,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -43,7 +45,7 @@ export class BuiltinCatalogSync implements OnApplicationBootstrap {
         continue;
       }
       loaded.add(definition.name);
-      const now = new Date();
+      const now = this.clock.now();
       const source = builtinToolSource(provider, definition.credentialKey);
       const entity =
         current ??
@@ -82,7 +84,7 @@ export class BuiltinCatalogSync implements OnApplicationBootstrap {
     );
     await this.tools.markStaleByName(
       missing.map((tool) => tool.name),
-      new Date(),
+      this.clock.now(),
     );
   }
 }

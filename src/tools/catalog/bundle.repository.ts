@@ -47,10 +47,10 @@ export class BundleRepository {
   }
 
   /** Takes a deleted tool out of every bundle, in the transaction that deletes it. */
-  async removeToolEverywhere(manager: EntityManager, toolId: string): Promise<void> {
+  async removeToolEverywhere(manager: EntityManager, toolId: string, now: Date): Promise<void> {
     await manager.query(
-      `UPDATE bundles SET tool_ids = array_remove(tool_ids, $1), updated_at = now() WHERE $1 = ANY(tool_ids)`,
-      [toolId],
+      `UPDATE bundles SET tool_ids = array_remove(tool_ids, $1), updated_at = $2 WHERE $1 = ANY(tool_ids)`,
+      [toolId, now],
     );
   }
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { ApiError } from '../../common/api-error';
+import { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
 import { ListPage, ListQueryDto } from '../../common/list.dto';
 import { BundleEntity } from './bundle.entity';
@@ -17,11 +18,12 @@ export class BundlesService {
     private readonly bundles: BundleRepository,
     private readonly tools: ToolRepository,
     private readonly state: CatalogState,
+    private readonly clock: Clock,
   ) {}
 
   async create(input: CreateBundleDto): Promise<BundleDto> {
     const tools = await this.checkedTools(input.tools);
-    const now = new Date();
+    const now = this.clock.now();
     const bundle = Object.assign(new BundleEntity(), {
       id: newId('bundle_'),
       name: input.name,
@@ -51,7 +53,7 @@ export class BundlesService {
     if (input.name !== undefined) bundle.name = input.name;
     if (input.description !== undefined) bundle.description = input.description;
     if (input.tags !== undefined) bundle.tags = input.tags;
-    bundle.updatedAt = new Date();
+    bundle.updatedAt = this.clock.now();
     await this.bundles.save(bundle);
     await this.state.changed();
     return this.present(bundle);
@@ -69,7 +71,7 @@ export class BundlesService {
     const bundle = await this.find(id);
     await this.bundles.assign(
       { bundleId: id, tenantId: input.tenant_id, agentProfile: input.agent_profile ?? '' },
-      new Date(),
+      this.clock.now(),
     );
     await this.state.changed();
     return this.present(bundle);
@@ -93,8 +95,8 @@ export class BundlesService {
   }
 
   /** Takes a tool being deleted out of every bundle, in the transaction that deletes it. */
-  async removeToolEverywhere(manager: EntityManager, toolId: string): Promise<void> {
-    await this.bundles.removeToolEverywhere(manager, toolId);
+  async removeToolEverywhere(manager: EntityManager, toolId: string, now: Date): Promise<void> {
+    await this.bundles.removeToolEverywhere(manager, toolId, now);
   }
 
   private async find(id: string): Promise<BundleEntity> {

@@ -98,8 +98,8 @@ export class CatalogDiscovery {
   }
 
   /** Every tool of a removed MCP server turns stale. */
-  async markServerStale(manager: EntityManager, serverName: string): Promise<void> {
-    await this.tools.markMcpServerStale(manager, serverName);
+  async markServerStale(manager: EntityManager, serverName: string, now: Date): Promise<void> {
+    await this.tools.markMcpServerStale(manager, serverName, now);
   }
 
   /**

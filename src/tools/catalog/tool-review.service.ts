@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { ApiError } from '../../common/api-error';
+import { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
 import { ListPage, ListQueryDto } from '../../common/list.dto';
 import { AppConfig } from '../../config/app-config';
@@ -43,6 +44,7 @@ export class ToolReviewService implements OnApplicationBootstrap {
     private readonly config: AppConfig,
     private readonly judge: ReviewJudge,
     private readonly background: BackgroundTasks,
+    private readonly clock: Clock,
   ) {}
 
   /** Definitions left waiting for the judge when the service stopped are judged now. */
@@ -99,7 +101,7 @@ export class ToolReviewService implements OnApplicationBootstrap {
       notes,
       reviewer,
       contentHash: hash,
-      createdAt: new Date(),
+      createdAt: this.clock.now(),
     };
     entity.securityStatus = decision;
     if (decision === 'reviewed' || decision === 'approved') {
@@ -130,7 +132,7 @@ export class ToolReviewService implements OnApplicationBootstrap {
       },
       otherToolNames,
     );
-    const checkedAt = new Date().toISOString();
+    const checkedAt = this.clock.now().toISOString();
     entity.autoReview = {
       ...result,
       checked_at: checkedAt,
@@ -222,7 +224,7 @@ export class ToolReviewService implements OnApplicationBootstrap {
         judge: {
           ...outcome,
           content_hash: hash,
-          checked_at: new Date().toISOString(),
+          checked_at: this.clock.now().toISOString(),
           ...(outcome.status !== 'done' && awaiting && { awaiting }),
         },
       };

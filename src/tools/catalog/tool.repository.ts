@@ -65,10 +65,10 @@ export class ToolRepository {
       .getMany();
   }
 
-  async markMcpServerStale(manager: EntityManager, serverName: string): Promise<void> {
+  async markMcpServerStale(manager: EntityManager, serverName: string, now: Date): Promise<void> {
     await manager.query(
-      `UPDATE tools SET stale = true, updated_at = now() WHERE source->>'type' = 'mcp' AND source->>'server_name' = $1`,
-      [serverName],
+      `UPDATE tools SET stale = true, updated_at = $2 WHERE source->>'type' = 'mcp' AND source->>'server_name' = $1`,
+      [serverName, now],
     );
   }
 

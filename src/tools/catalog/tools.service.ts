@@ -1,6 +1,7 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ApiError } from '../../common/api-error';
+import { Clock } from '../../common/clock';
 import { formatViolations, JsonSchemaValidator, schemaProblems } from '../../common/json-schema';
 import { ListPage } from '../../common/list.dto';
 import type { Identity } from '../../tenancy/request-context';
@@ -33,6 +34,7 @@ export class ToolsService {
     private readonly reviews: ToolReviewService,
     private readonly schemas: JsonSchemaValidator,
     private readonly config: AppConfig,
+    private readonly clock: Clock,
   ) {}
 
   async create(caller: Identity, input: CreateToolDto): Promise<ToolDto> {
@@ -56,7 +58,7 @@ export class ToolsService {
       auditLevel: input.audit_level,
       rateLimit: input.rate_limit,
       ownerTenantId: caller.tenantId,
-      now: new Date(),
+      now: this.clock.now(),
     });
     this.reviews.assess(entity, await this.otherNames(entity.name));
     const requested = input.security_status ?? 'unreviewed';
@@ -134,6 +136,7 @@ export class ToolsService {
       this.checkSize(input);
       if (input.schema) this.checkSchema(input.schema);
       const before = reviewedFieldsOf(tool);
+      const now = this.clock.now();
       Object.assign(tool, {
         ...(input.description !== undefined && { description: input.description }),
         ...(input.schema !== undefined && { schema: input.schema }),
@@ -143,7 +146,7 @@ export class ToolsService {
         ...(input.audit_level !== undefined && { auditLevel: input.audit_level }),
         ...(input.output_scan !== undefined && { outputScan: input.output_scan }),
         ...(input.rate_limit !== undefined && { rateLimit: input.rate_limit }),
-        updatedAt: new Date(),
+        updatedAt: now,
       });
       const after = reviewedFieldsOf(tool);
       const changedFields = Object.keys(after).filter((field) => canonical(before[field]) !== canonical(after[field]));
@@ -166,7 +169,7 @@ export class ToolsService {
           );
         const old = tool.pendingChange?.old ?? before;
         tool.pendingChange = {
-          detected_at: new Date().toISOString(),
+          detected_at: now.toISOString(),
           fields: Object.keys(after).filter((field) => canonical(old[field]) !== canonical(after[field])),
           old,
           new: after,
@@ -192,7 +195,7 @@ export class ToolsService {
       );
     }
     await this.dataSource.transaction(async (manager) => {
-      await this.bundles.removeToolEverywhere(manager, id);
+      await this.bundles.removeToolEverywhere(manager, id, this.clock.now());
       await this.tools.delete(manager, id);
     });
     await this.state.changed();

@@ -1,8 +1,10 @@
 import { BeforeApplicationShutdown, Injectable, Logger, Optional } from '@nestjs/common';
+import { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
 import { findTooDeep } from '../../common/json-depth';
 import { tooDeepMessage } from '../../common/json-depth.middleware';
 import { formatViolations, JsonSchemaValidator } from '../../common/json-schema';
+import { unixSeconds } from '../../common/time';
 import { AppConfig } from '../../config/app-config';
 import type { Identity } from '../../tenancy/request-context';
 import { Execution, outputOf, ToolContext, ToolPayload } from '../tool-executor';
@@ -60,6 +62,7 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
     private readonly metrics: InvocationMetrics,
     private readonly credentials: TenantCredentials,
     private readonly executors: ToolExecutors,
+    private readonly clock: Clock,
     @Optional() private readonly audit?: ToolCallAudit,
   ) {}
 
@@ -128,7 +131,7 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
       output: null,
       error: null,
       duration_ms: null,
-      created_at: Math.floor(Date.now() / 1000),
+      created_at: unixSeconds(this.clock.now()),
       response_id: request.responseId ?? null,
     };
   }

@@ -219,7 +219,7 @@ export class McpSourcesService implements OnApplicationBootstrap {
 
   private async removeSource(source: McpSourceEntity): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
-      await this.catalog.markServerStale(manager, source.name);
+      await this.catalog.markServerStale(manager, source.name, this.clock.now());
       await this.sources.delete(manager, source.id);
     });
     await this.pool.closeSource(source.id);

@@ -32,13 +32,13 @@ export class FileRepository {
     return this.files.findOneBy({ id });
   }
 
-  /** The tenant's file if its upload finished and it has not expired. */
-  findVisible(tenantId: string, id: string): Promise<FileEntity | null> {
-    return this.visible(tenantId).andWhere('file.id = :id', { id }).getOne();
+  /** The tenant's file if its upload finished and it has not expired by `now`. */
+  findVisible(tenantId: string, id: string, now: Date): Promise<FileEntity | null> {
+    return this.visible(tenantId, now).andWhere('file.id = :id', { id }).getOne();
   }
 
-  listVisible(tenantId: string, query: ListFilesQueryDto): Promise<ListPage<FileEntity>> {
-    const builder = this.visible(tenantId);
+  listVisible(tenantId: string, query: ListFilesQueryDto, now: Date): Promise<ListPage<FileEntity>> {
+    const builder = this.visible(tenantId, now);
     if (query.purpose) builder.andWhere('file.purpose = :purpose', { purpose: query.purpose });
     return paginate(builder, query, (file) => file);
   }
@@ -51,21 +51,21 @@ export class FileRepository {
     await this.files.delete({ id });
   }
 
-  /** Deletes uploads started before `staleBefore` that never finished, and files past their expiry. */
-  async deleteAbandonedAndExpired(staleBefore: Date): Promise<number> {
+  /** Deletes uploads started before `staleBefore` that never finished, and files expired by `now`. */
+  async deleteAbandonedAndExpired(staleBefore: Date, now: Date): Promise<number> {
     const result = await this.files
       .createQueryBuilder()
       .delete()
-      .where("(state = 'uploading' AND created_at < :stale) OR expires_at <= now()", { stale: staleBefore })
+      .where("(state = 'uploading' AND created_at < :stale) OR expires_at <= :now", { stale: staleBefore, now })
       .execute();
     return result.affected ?? 0;
   }
 
-  private visible(tenantId: string) {
+  private visible(tenantId: string, now: Date) {
     return this.files
       .createQueryBuilder('file')
       .where('file.tenantId = :tenantId', { tenantId })
       .andWhere("file.state = 'uploaded'")
-      .andWhere('(file.expiresAt IS NULL OR file.expiresAt > now())');
+      .andWhere('(file.expiresAt IS NULL OR file.expiresAt > :now)', { now });
   }
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { basename } from 'node:path';
 import { ApiError } from '../../../../common/api-error';
+import { Clock } from '../../../../common/clock';
 import { newId } from '../../../../common/ids';
 import { ListPage } from '../../../../common/list.dto';
 import { unixSeconds } from '../../../../common/time';
@@ -27,6 +28,7 @@ export class FilesService {
     private readonly files: FileRepository,
     private readonly parts: FilePartsStore,
     private readonly settings: FileSearchSettings,
+    private readonly clock: Clock,
   ) {}
 
   /** POST /v1/files: a multipart form with `file` and `purpose` (and optionally `expires_after`). */
@@ -84,7 +86,7 @@ export class FilesService {
       bytes: 0,
       state: 'uploading',
       expiresAt: null,
-      createdAt: new Date(),
+      createdAt: this.clock.now(),
     };
     await this.files.insert(file);
     try {
@@ -99,7 +101,7 @@ export class FilesService {
   }
 
   async list(tenantId: string, query: ListFilesQueryDto): Promise<ListPage<FileDto>> {
-    const page = await this.files.listVisible(tenantId, query);
+    const page = await this.files.listVisible(tenantId, query, this.clock.now());
     return { ...page, data: page.data.map(present) };
   }
 
@@ -109,7 +111,7 @@ export class FilesService {
 
   /** The file row, or 404 (also for another tenant's file, an unfinished upload and an expired file). */
   async find(tenantId: string, id: string, param: string | null = null): Promise<FileEntity> {
-    const file = await this.files.findVisible(tenantId, id);
+    const file = await this.files.findVisible(tenantId, id, this.clock.now());
     if (!file) throw ApiError.notFound('file', id, param);
     return file;
   }
@@ -131,7 +133,8 @@ export class FilesService {
 
   /** Removes uploads that never finished and files past their expiry. */
   sweep(): Promise<number> {
-    return this.files.deleteAbandonedAndExpired(new Date(Date.now() - STALE_UPLOAD_MS));
+    const now = this.clock.now();
+    return this.files.deleteAbandonedAndExpired(new Date(now.getTime() - STALE_UPLOAD_MS), now);
   }
 
   private remove(id: string): Promise<void> {

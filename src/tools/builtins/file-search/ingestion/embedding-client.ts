@@ -131,6 +131,7 @@ function retryAfter(header: string | null): number | undefined {
   const seconds = Number(header);
   if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
   const date = Date.parse(header);
+  // Real time, not Clock: an HTTP date is a wall-clock instant, and the wait that follows is a real timer.
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { Clock } from '../../../../common/clock';
 import { IngestionRequest, VectorStoreFileRepository } from '../vector-store-files/vector-store-file.repository';
 
 /**
@@ -11,7 +12,10 @@ import { IngestionRequest, VectorStoreFileRepository } from '../vector-store-fil
 export class IngestionQueue {
   private readonly listeners = new Set<() => void>();
 
-  constructor(private readonly storeFiles: VectorStoreFileRepository) {}
+  constructor(
+    private readonly storeFiles: VectorStoreFileRepository,
+    private readonly clock: Clock,
+  ) {}
 
   async enqueue(
     tenantId: string,
@@ -23,7 +27,7 @@ export class IngestionQueue {
     if (requests.length === 0) return;
     // One row per file: the last request for a file wins, as if they had been sent one after another.
     requests = [...new Map(requests.map((r) => [r.fileId, r])).values()];
-    await this.storeFiles.enqueue(tenantId, vectorStoreId, requests, batchId, new Date(), manager);
+    await this.storeFiles.enqueue(tenantId, vectorStoreId, requests, batchId, this.clock.now(), manager);
   }
 
   /** Tells this replica's idle workers that there is work. */

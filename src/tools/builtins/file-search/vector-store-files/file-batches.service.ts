@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ApiError } from '../../../../common/api-error';
+import { Clock } from '../../../../common/clock';
 import { newId } from '../../../../common/ids';
 import { unixSeconds } from '../../../../common/time';
 import { FilesService } from '../files/files.service';
@@ -25,6 +26,7 @@ export class FileBatchesService {
     private readonly stores: VectorStoresService,
     private readonly files: FilesService,
     private readonly queue: IngestionQueue,
+    private readonly clock: Clock,
   ) {}
 
   async create(tenantId: string, vectorStoreId: string, input: CreateFileBatchDto): Promise<FileBatchDto> {
@@ -63,7 +65,7 @@ export class FileBatchesService {
       tenantId,
       vectorStoreId,
       cancelledAt: null,
-      createdAt: new Date(),
+      createdAt: this.clock.now(),
     };
     await this.dataSource.transaction(async (manager) => {
       await this.batches.insert(batch, manager);
@@ -85,7 +87,7 @@ export class FileBatchesService {
     await this.dataSource.transaction(async (manager) => {
       const cancelled = await this.storeFiles.cancelBatch(tenantId, batchId, manager);
       if (cancelled === 0) return;
-      batch.cancelledAt = new Date();
+      batch.cancelledAt = this.clock.now();
       await this.batches.markCancelled(batchId, batch.cancelledAt, manager);
       await this.chunks.deleteCancelledInBatch(batchId, manager);
     });

@@ -45,7 +45,8 @@ export interface VectorStoreFileFilter {
 /**
  * file_search_vector_store_files: files in vector stores. While `in_progress` a row is also its file's
  * ingestion job, held by a worker under a lease (`lease_owner`, `lease_expires_at`): the lease methods
- * change a row only while the caller's token still owns it.
+ * change a row only while the caller's token still owns it. Leases run on the database's clock, the one clock
+ * all replicas share, so that one replica's skew cannot expire another's lease.
  */
 @Injectable()
 export class VectorStoreFileRepository {

@@ -34,7 +34,7 @@ export function expiresAt(store: VectorStoreEntity): Date | null {
   return new Date(store.lastActiveAt.getTime() + store.expiresAfterDays * 86_400_000);
 }
 
-export function isExpired(store: VectorStoreEntity, now = Date.now()): boolean {
+export function isExpired(store: VectorStoreEntity, now: Date): boolean {
   const at = expiresAt(store);
-  return at !== null && at.getTime() <= now;
+  return at !== null && at.getTime() <= now.getTime();
 }

@@ -37,11 +37,11 @@ export class VectorStoreRepository {
     await this.stores.delete({ id, tenantId });
   }
 
-  /** Sets last_active_at to the database's now. */
-  async markActive(tenantId: string, ids: string[]): Promise<void> {
+  /** Sets last_active_at to `now`. */
+  async markActive(tenantId: string, ids: string[], now: Date): Promise<void> {
     await this.dataSource.query(
-      `UPDATE file_search_vector_stores SET last_active_at = now() WHERE id = ANY($1::varchar[]) AND tenant_id = $2`,
-      [ids, tenantId],
+      `UPDATE file_search_vector_stores SET last_active_at = $3 WHERE id = ANY($1::varchar[]) AND tenant_id = $2`,
+      [ids, tenantId, now],
     );
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ApiError } from '../../../../common/api-error';
+import { Clock } from '../../../../common/clock';
 import { newId } from '../../../../common/ids';
 import { ListPage, ListQueryDto } from '../../../../common/list.dto';
 import { unixSeconds } from '../../../../common/time';
@@ -29,6 +30,7 @@ export class VectorStoresService {
     private readonly queue: IngestionQueue,
     private readonly index: VectorIndex,
     private readonly settings: FileSearchSettings,
+    private readonly clock: Clock,
   ) {}
 
   async create(tenantId: string, input: CreateVectorStoreDto): Promise<VectorStoreDto> {
@@ -37,7 +39,7 @@ export class VectorStoresService {
     const chunking = parseChunkingStrategy(input.chunking_strategy, this.defaultChunking);
     const fileIds = [...new Set(input.file_ids ?? [])];
     for (const [i, id] of fileIds.entries()) await this.files.find(tenantId, id, `file_ids[${i}]`);
-    const now = new Date();
+    const now = this.clock.now();
     const store: VectorStoreEntity = {
       id: newId('vs_'),
       tenantId,
@@ -103,7 +105,7 @@ export class VectorStoresService {
   /** The store, refused when it has expired: an expired store can be read and deleted, not used. */
   async findUsable(tenantId: string, id: string, param: string | null = null): Promise<VectorStoreEntity> {
     const store = await this.find(tenantId, id, param);
-    if (isExpired(store)) {
+    if (isExpired(store, this.clock.now())) {
       throw ApiError.invalid(
         `Vector store '${id}' expired at ${expiresAt(store)!.toISOString()}; change its expires_after or create a new one`,
         param,
@@ -115,11 +117,13 @@ export class VectorStoresService {
 
   /** Records use of the stores (search, new files), which pushes their expiry back. */
   async touch(stores: VectorStoreEntity[]): Promise<void> {
-    const stale = stores.filter((s) => Date.now() - s.lastActiveAt.getTime() >= ACTIVITY_RESOLUTION_MS);
+    const now = this.clock.now();
+    const stale = stores.filter((s) => now.getTime() - s.lastActiveAt.getTime() >= ACTIVITY_RESOLUTION_MS);
     if (stale.length === 0) return;
     await this.stores.markActive(
       stale[0].tenantId,
       stale.map((s) => s.id),
+      now,
     );
   }
 
@@ -137,7 +141,11 @@ export class VectorStoresService {
   }
 
   private presentWith(store: VectorStoreEntity, tally: FileTally): VectorStoreDto {
-    const status = isExpired(store) ? 'expired' : tally.counts.in_progress > 0 ? 'in_progress' : 'completed';
+    const status = isExpired(store, this.clock.now())
+      ? 'expired'
+      : tally.counts.in_progress > 0
+        ? 'in_progress'
+        : 'completed';
     return {
       id: store.id,
       object: 'vector_store',
