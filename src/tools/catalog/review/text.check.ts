@@ -20,7 +20,7 @@ import {
   affirmative,
 } from './instructions.check';
 import { DECODE_AND_FOLLOW, EXECUTABLE_PAYLOAD } from './payloads.check';
-import { OTHER_TOOL_IN_USE, SHADOW_ACTION } from './shadowing.check';
+import { OTHER_TOOL_IN_USE, SHADOW_ACTION, shadowingAction } from './shadowing.check';
 import { allMatches, excerpt, sentences } from './text';
 
 /** What the text checks know besides the text: the tool's own name and the other catalog tools. */
@@ -89,7 +89,7 @@ export function checkText(where: string, raw: string, context: TextContext, find
     const changesOtherTools =
       OTHER_TOOL_IN_USE.some((p) => p.test(sentence)) &&
       allMatches(SHADOW_ACTION, sentence).some(
-        (m) => !NEGATION.test(sentence.slice(Math.max(0, m.index - 25), m.index)),
+        (m) => !NEGATION.test(sentence.slice(Math.max(0, m.index - 25), m.index)) && shadowingAction(sentence, m),
       );
     if (changesOtherTools) {
       findings.add(
