@@ -48,5 +48,6 @@ export function entropy(s: string): number {
 
 /** "ErrorAttachmentSizeShouldNotBeLessThanMinimumSize": an error code or type name spelled in capitalised words. */
 function camelCaseWords(run: string): boolean {
-  return /^[a-z]*$/.test(run.replace(/[A-Z][a-z]{2,}/g, ''));
+  const capitals = run.length - run.replace(/[A-Z]/g, '').length;
+  return capitals * 3 <= run.length && /^[a-z]*$/.test(run.replace(/[A-Z][a-z]+/g, ''));
 }

@@ -158,8 +158,12 @@ export const NOT_THE_SECRET_AFTER = new Set([
  */
 export const DESCRIBED_AS_SECRET =
   /^(?:(?!(?:of|by|for|to|from|with|about)\s)\S+\s+){0,3}?(password|passphrase|pin|secret( access)? key|client secret|api key|access key|access token|personal access token|auth(entication)? token|bearer token|token|one-time (code|password)|recovery phrase|seed phrase|private key)\b(?!\s+(?:names?|ids?|types?|labels?|expiration|expiry|expires|dates?|descriptions?|plugins?|selectors?|polic(?:y|ies)|scopes?|permissions?)\b)/i;
-/** A value said to identify something (an idempotency key, an opaque resource handle) is a name, not a secret. */
-const DESCRIBED_AS_IDENTIFIER = /\b(identifier|uuid(v\d)?|idempoten\w*)\b/i;
+/**
+ * A value said to identify something (an idempotency key, an opaque resource handle) is a name, not a secret;
+ * so is a key or token said to be public (a publishable map token, a public key).
+ */
+const DESCRIBED_AS_IDENTIFIER = /\b(identifier|uuid(v\d)?|idempoten\w*|public (access )?(token|key))\b/i;
+
 /** A secret said to be the user's own: a login credential handed to the tool, whatever the tool manages. */
 const USERS_OWN_SECRET = /\b(your|user'?s|account|log-?in|sign(ing)?[- ]in|authenticator)\b/i;
 /** The thing a secret belongs to, in its description: "Webhook secret", "Password for the user". */
