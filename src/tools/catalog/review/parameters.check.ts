@@ -106,6 +106,8 @@ export const SENSITIVE_SOURCE_NAMES = [
   ['chat', 'history'],
   ['conversation', 'history'],
 ];
+/** A parameter said to take IDs, fingerprints or public keys: what a tool installs on a machine, not its secrets. */
+const NAMES_PUBLIC_HANDLES = /\b(ids?|fingerprints?|public keys?)\b/i;
 /** Words before or after a secret word that make the parameter about the secret, not the secret itself. */
 export const NOT_THE_SECRET_BEFORE = new Set([
   'page',
@@ -181,6 +183,7 @@ export function checkParameters(subject: ReviewSubject, parameters: ParameterInf
   const dataProcessing = describedAsDataProcessing(subject, parameters);
   const apiClient = API_CLIENT.test(`${words(subject.name).join(' ')} ${subject.description ?? ''}`);
   const toolWords = words(subject.name);
+  const descriptions = new Map(parameters.map((p) => [p.path, p.description]));
 
   for (const p of parameters) {
     const nameWords = words(p.name);
@@ -216,7 +219,9 @@ export function checkParameters(subject: ReviewSubject, parameters: ParameterInf
     }
 
     const source = SENSITIVE_SOURCE_NAMES.find((sequence) => containsSequence(nameWords, sequence));
-    if (source) {
+    // An array's items are described by the array: "SSH key IDs or fingerprints to add to the server".
+    const described = p.description || descriptions.get(p.path.replace(/\[\]$/, '')) || '';
+    if (source && !NAMES_PUBLIC_HANDLES.test(described)) {
       findings.add(
         'exfiltration',
         40,
