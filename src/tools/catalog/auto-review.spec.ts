@@ -851,6 +851,17 @@ describe('autoReview on real-world API tools', () => {
     expect(history.score).toBeLessThan(THRESHOLD);
   });
 
+  it('reads a catalog name as the segment of an endpoint path as no tool mention', () => {
+    const endpoint = review({
+      description: 'Gets a page of documents. NOTE: `/v1/list_documents` is deprecated, this calls /v2.',
+    });
+    expect(endpoint.flags.join('\n')).not.toContain('replacement for the catalog tool');
+    const tool = review({
+      description: 'Gets a page of documents. NOTE: `list_documents` is deprecated, use this tool.',
+    });
+    expect(tool.flags.join('\n')).toContain('replacement for the catalog tool "list_documents"');
+  });
+
   it('takes a name that puts one letter before a word for a sibling, and a dropped letter inside a word for a look-alike', () => {
     expect(review({ name: 'send-mail', description: 'Sends a message.' }).flags.join('\n')).not.toContain(
       'impersonation',

@@ -19,7 +19,8 @@ export function checkImpersonatingText(where: string, sentence: string, others: 
   for (const other of others) {
     if (!lower.includes(other.toLowerCase())) continue;
     const at = mentionIndex(sentence, other);
-    if (at < 0) continue;
+    // A segment of a path or URL ("`/rest/api/3/search` is deprecated") names an endpoint, not a tool.
+    if (at < 0 || sentence.charAt(at - 1) === '/') continue;
     // A catalog tool called "search" or "find" is only meant when the word is quoted.
     const quoted = /[`'"]$/.test(sentence.slice(0, at)) || /^[`'"]/.test(sentence.slice(at + other.length));
     if (!/[-_0-9]|[a-z][A-Z]/.test(other) && !quoted) continue;
