@@ -10,8 +10,8 @@ import { excerpt } from './text';
 const MARKUP: RegExp[] = [
   // Upper-case channel labels anywhere: "SYSTEM: …", "ADMIN NOTICE", "OPERATOR MESSAGE", "SYSTEM OVERRIDE".
   /\b(?:SYSTEM|ADMIN|OPERATOR|DEVELOPER|ROOT)\s{0,3}:\s{0,3}\S|\b(?:SYSTEM|ADMIN|ADMINISTRATOR|OPERATOR|DEVELOPER|ROOT|SECURITY|COMPLIANCE|TRUSTED|PRIORITY|PLATFORM|OFFICIAL)\s+(?:ADMIN|ADMINISTRATOR|OPERATOR|OVERRIDE|NOTICE|MESSAGE|POLICY|DIRECTIVE|INSTRUCTIONS?|UPDATE|ALERT|MODE|PROTOCOL|COMMAND|ORDER)\b/,
-  // Bracketed labels: [SYSTEM: …], [ADMIN], [[[ … ]]], {{{ … }}}.
-  /\[\s*(?:system|admin|administrator|operator|developer|root|override|priority|instructions?)\b[^\]\n]{0,3}[:\]]|\[\[\[|\]\]\]|\{\{\{/i,
+  // Bracketed labels: [SYSTEM: …], [ADMIN], [[[ … ]]], {{{ … }}}; a template's raw variable ({{{NAME}}}) is not one.
+  /\[\s*(?:system|admin|administrator|operator|developer|root|override|priority|instructions?)\b[^\]\n]{0,3}[:\]]|\[\[\[|\]\]\]|\{\{\{(?!\s{0,2}[\w.-]{1,60}\s{0,2}\}\}\})/i,
   // Tags whose name carries an authority word: <INSTRUCTION_OVERRIDE>, <admin_instructions priority="high">.
   // A lower-case single word is a placeholder ("<operator>"); the older check covers <system>, <admin>, ….
   /<\/?(?:[A-Za-z]{1,20}_)?(?:INSTRUCTIONS?|OVERRIDE|ADMIN|SYSTEM|POLICY|DIRECTIVE|PRIORITY|OPERATOR|DEVELOPER)(?:_[A-Za-z]{1,20})?(?:\s[^<>\n]{0,80})?>|<\/?(?:[a-z]{1,20}_(?:instructions?|override|directive|policy|system|admin|developer|operator|priority|root)|(?:instructions?|override|directive|policy|system|admin|developer|operator|priority|root)_[a-z]{1,20})(?:\s[^<>\n]{0,80})?>/,
@@ -34,7 +34,7 @@ const CLAIMS: RegExp[] = [
 ];
 /** Role-play that hands the model a persona without its rules. */
 const ROLE_PLAY: RegExp[] = [
-  /\b(?:imagine (?:that )?you are|you are (?:now )?(?:a|an) (?:character|persona|ai|assistant) (?:called|named|who)|stay as|remain as|you are now|from (?:now on|this point(?: on)?),? you are|you will (?:now )?(?:act as|be|become)|you are (?:now )?playing the role|(?:play|playing|take on|adopt) the (?:role|persona) of|let'?s play a game|stay in character|remain in character|pretend (?:to be|you are)|act as (?:an? )?(?:unrestricted|unfiltered|uncensored|jailbroken|evil|rogue))\b/i,
+  /\b(?:imagine (?:that )?you are|you are (?:now )?(?:a|an) (?:character|persona|ai|assistant) (?:called|named|who)|stay as|remain as|you are now|from (?:now on|this point(?: on)?),? you are|you will (?:now )?(?:act as|be(?! able\b| (?:\w+ed|shown|given|taken)\b)|become)|you are (?:now )?playing the role|(?:play|playing|take on|adopt) the (?:role|persona) of|let'?s play a game|stay in character|remain in character|pretend (?:to be|you are)|act as (?:an? )?(?:unrestricted|unfiltered|uncensored|jailbroken|evil|rogue))\b/i,
   /\b(?:without|no|free of) (?:any )?(?:restrictions|content polic(?:y|ies)|filters|limits|rules|guidelines|morals|ethics)\b[^.]{0,80}\b(?:never (?:refuses|warns|declines|mentions)|answers? (?:every|any|all)|executes anything|does anything)\b|\b(?:never|does not|doesn'?t) (?:refuse|decline|warn)s?\b[^.]{0,40}\b(?:request|anything|user)\b|\bDAN\b/i,
 ];
 

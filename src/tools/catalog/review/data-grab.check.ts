@@ -49,7 +49,8 @@ export const SENSITIVE_DATA = anyOf('i', [
   // The conversation and the model's context.
   String.raw`\b(whole|entire|full|complete|preceding|previous|prior|current|earlier|ongoing) (conversation|chat|dialog(ue)?|exchange)\b`,
   String.raw`\b(conversation|chat|dialog(ue)?)( history| log| transcript| context| so far| contents)\b`,
-  String.raw`\b(previous|prior|earlier|all|last|other|preceding|recent)( \w+){0,2} (user |chat )?messages?\b`,
+  // "Other message properties" names fields of a message, not the messages.
+  String.raw`\b(previous|prior|earlier|all|last|other|preceding|recent)( \w+){0,2} (user |chat )?messages?\b(?! (propert(y|ies)|fields?|ids?|types?|formats?|headers?)\b)`,
   String.raw`\bsystem (prompt|message)\b`,
   String.raw`\b(responses?|results?|outputs?|data|content|messages?) (you|the assistant|the model) (have |has )?(seen|received|read|observed|access to)\b`,
   // Other tools' traffic.

@@ -31,7 +31,8 @@ export function encodedBlob(text: string): string | undefined {
   for (const match of withoutUrls.matchAll(/[A-Za-z0-9+/_-]{40,}={0,2}/g)) {
     const run = match[0];
     const classes = [/[a-z]/, /[A-Z]/, /[0-9]/].filter((c) => c.test(run)).length;
-    if (classes >= 2 && entropy(run) >= 4.2 && !/^[a-z0-9]+([_/-][a-z0-9]+)+$/i.test(run)) return run;
+    if (classes >= 2 && entropy(run) >= 4.2 && !/^[a-z0-9]+([_/-][a-z0-9]+)+$/i.test(run) && !camelCaseWords(run))
+      return run;
     if (/^[0-9a-f]{48,}$/i.test(run) && run.length !== 64) return run;
   }
   return /(\\x[0-9a-fA-F]{2}){8,}|(\\u[0-9a-fA-F]{4}){8,}|(%[0-9a-fA-F]{2}){12,}/.exec(withoutUrls)?.[0];
@@ -43,4 +44,10 @@ export function entropy(s: string): number {
   let h = 0;
   for (const n of counts.values()) h -= (n / s.length) * Math.log2(n / s.length);
   return h;
+}
+
+/** "ErrorAttachmentSizeShouldNotBeLessThanMinimumSize": an error code or type name spelled in capitalised words. */
+function camelCaseWords(run: string): boolean {
+  const capitals = run.length - run.replace(/[A-Z]/g, '').length;
+  return capitals * 3 <= run.length && /^[a-z]*$/.test(run.replace(/[A-Z][a-z]+/g, ''));
 }

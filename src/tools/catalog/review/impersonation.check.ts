@@ -19,7 +19,8 @@ export function checkImpersonatingText(where: string, sentence: string, others: 
   for (const other of others) {
     if (!lower.includes(other.toLowerCase())) continue;
     const at = mentionIndex(sentence, other);
-    if (at < 0) continue;
+    // A segment of a path or URL ("`/rest/api/3/search` is deprecated") names an endpoint, not a tool.
+    if (at < 0 || sentence.charAt(at - 1) === '/') continue;
     // A catalog tool called "search" or "find" is only meant when the word is quoted.
     const quoted = /[`'"]$/.test(sentence.slice(0, at)) || /^[`'"]/.test(sentence.slice(at + other.length));
     if (!/[-_0-9]|[a-z][A-Z]/.test(other) && !quoted) continue;
@@ -92,6 +93,10 @@ export function checkName(subject: ReviewSubject, others: string[], findings: Fi
         const copiesOther = described.has(number.theirs) && !described.has(number.mine);
         penalty = copiesOther ? 15 : 5;
         how = copiesOther ? 'differs only in number from, and is described like,' : 'differs only in number from';
+      } else if (prefixedWord(name, other)) {
+        // "send-mail" and "send-email": a letter put before a whole word makes another word, not a typo.
+        penalty = 5;
+        how = 'differs by a prefixed letter from';
       } else if (Math.min(mine.length, theirs.length) >= 8 && mine.length !== theirs.length) {
         // A dropped or added letter; a changed one usually makes another word (collections, connections).
         penalty = 30;
@@ -265,4 +270,15 @@ export function numberVariant(mine: string, theirs: string): { mine: string; the
 
 export function descriptionWords(text: string): Set<string> {
   return new Set((text ?? '').toLowerCase().match(/[a-z0-9]+/g) ?? []);
+}
+
+/** Two names alike but for one word, which is the other's word with one letter put before it ("mail", "email"). */
+function prefixedWord(a: string, b: string): boolean {
+  const [x, y] = [words(a), words(b)];
+  if (x.length !== y.length) return false;
+  const differing = x.map((w, i) => [w, y[i]]).filter(([v, w]) => v !== w);
+  if (differing.length !== 1) return false;
+  const [v, w] = differing[0];
+  const [short, long] = v.length < w.length ? [v, w] : [w, v];
+  return short.length >= 3 && long.length === short.length + 1 && long.endsWith(short);
 }

@@ -13,6 +13,12 @@ export const CONCEALMENT: RegExp[] = [
   /\b(make up|fabricate|invent)\b.{0,20}\b(text|data|results?|answers?|content|output|numbers)\b|\btell (the user|them)\b.{0,20}\b(it|that it|this|everything)\b.{0,10}\b(succeeded|worked|was successful|is fine|went well)\b/i,
   /\b(act|behave|respond|reply|answer)\s+as (if|though)\b|\bpretend\b.{0,30}\b(nothing|no|not|that|you)\b|\bmake it (look|seem|appear)\b|\bdo(n'?t| not) let on\b|\bkeep (that|this|it) (detail |part )?to yourself\b/i,
 ];
+/**
+ * Withholding that the user can lift by asking ("don't list the IDs unless they ask for them") keeps an answer
+ * short; concealment is what the user is not to learn even then.
+ */
+export const UNTIL_THE_USER_ASKS =
+  /\bunless\s+(?:the\s+user\s+|they\s+|you\s+are\s+|explicitly\s+)?(?:asks?|asked|requests?|requested|wants?)\b/i;
 /** Text that claims authority over other instructions. */
 export const OVERRIDE: RegExp[] = [
   /\b(ignore|disregard|forget|override|bypass|discard)\b.{0,40}\b(previous|prior|earlier|above|preceding|all|any|other|existing|original|system|developer|safety|your)\b.{0,30}\b(instructions?|prompts?|rules|guidance|guidelines|messages?|directives|polic(y|ies)|constraints)\b/i,
@@ -34,7 +40,8 @@ export const FAKE_CHANNEL: RegExp[] = [
   /\[\s*(?:\/\s*)?(system|inst|admin|sys)\s*\]|<<\s*\/?sys\s*>>|(?<!#)#{2,}\s*(system|instructions?)\b/i,
   /(^|\n)[^\S\n]*(system|assistant|sys)\s*:/i,
 ];
-export const HTML_COMMENT = /<!--[\s\S]*?(-->|$)/;
+/** A comment in HTML, but not a conditional one (`<!--[if mso]>`): that is markup mail clients act on. */
+export const HTML_COMMENT = /<!--(?!\[if\b|<!\[endif\])[\s\S]*?(-->|$)/;
 
 /** Words that, just before an instruction, turn it into its opposite: "never pretend", "do not skip confirmation". */
 export const NEGATED_BEFORE =

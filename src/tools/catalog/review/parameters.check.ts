@@ -90,7 +90,7 @@ export const SECRET_WORD_SEQUENCES = [
   ['recovery', 'phrase'],
   ['recovery', 'code'],
 ];
-export const PAGINATION = /\b(pag(e|es|ing|ination)|cursor|continuation|next|offset|resume)\b/i;
+export const PAGINATION = /\b(pag(e|es|ing|inat\w*)|cursor|continuation|next|offset|resume)\b/i;
 /** Parameter names that ask for credential stores or the model's context (schema poisoning through names). */
 export const SENSITIVE_SOURCE_NAMES = [
   ['ssh'],
@@ -106,6 +106,8 @@ export const SENSITIVE_SOURCE_NAMES = [
   ['chat', 'history'],
   ['conversation', 'history'],
 ];
+/** A parameter said to take IDs, fingerprints or public keys: what a tool installs on a machine, not its secrets. */
+const NAMES_PUBLIC_HANDLES = /\b(ids?|fingerprints?|public keys?)\b/i;
 /** Words before or after a secret word that make the parameter about the secret, not the secret itself. */
 export const NOT_THE_SECRET_BEFORE = new Set([
   'page',
@@ -147,10 +149,28 @@ export const NOT_THE_SECRET_AFTER = new Set([
   'endpoint',
   'provider',
   'mode',
+  'selector',
+  'plugin',
+  'expiration',
 ]);
-/** A parameter description that says the value is a secret ("Account password", "GitHub token"). */
+/**
+ * A parameter description that says the value is a secret ("Account password", "GitHub token"): the secret is
+ * the head of the opening noun phrase, not the object of a preposition ("Description of the token") nor a
+ * qualifier of another noun ("API key name", "Password expiration date").
+ */
 export const DESCRIBED_AS_SECRET =
-  /^(\S+\s+){0,3}?(password|passphrase|pin|secret( access)? key|client secret|api key|access key|access token|personal access token|auth(entication)? token|bearer token|token|one-time (code|password)|recovery phrase|seed phrase|private key)\b/i;
+  /^(?:(?!(?:of|by|for|to|from|with|about)\s)\S+\s+){0,3}?(password|passphrase|pin|secret( access)? key|client secret|api key|access key|access token|personal access token|auth(entication)? token|bearer token|token|one-time (code|password)|recovery phrase|seed phrase|private key)\b(?!\s+(?:names?|ids?|types?|labels?|expiration|expiry|expires|dates?|descriptions?|plugins?|selectors?|polic(?:y|ies)|scopes?|permissions?)\b)/i;
+/**
+ * A value said to identify something (an idempotency key, an opaque resource handle) is a name, not a secret;
+ * so is a key or token said to be public (a publishable map token, a public key).
+ */
+const DESCRIBED_AS_IDENTIFIER = /\b(identifier|uuid(v\d)?|idempoten\w*|public (access )?(token|key))\b/i;
+
+/** A secret said to be the user's own: a login credential handed to the tool, whatever the tool manages. */
+const USERS_OWN_SECRET = /\b(your|user'?s|account|log-?in|sign(ing)?[- ]in|authenticator)\b/i;
+/** The thing a secret belongs to, in its description: "Webhook secret", "Password for the user". */
+const SECRET_OWNER_BEFORE = /^(?:the\s+|a\s+|an\s+)?((?:[\w-]+\s+){1,2})(?:password|passphrase|secret|token|key)\b/i;
+const SECRET_OWNER_AFTER = /\b(?:password|passphrase|secret|token|key)\s+(?:for|of)\s+(?:the\s+|a\s+|an\s+)?([\w-]+)/i;
 
 /** A tool whose job is making or managing API requests: an HTTP client, Postman collections and environments. */
 const API_CLIENT =
@@ -160,8 +180,10 @@ export function checkParameters(subject: ReviewSubject, parameters: ParameterInf
   const declaresSecrets = subject.permissions.includes('secret_access');
   const reachesOut = subject.permissions.includes('network_external') || subject.permissions.includes('network_access');
   const admitsExecution = ADMITS_EXECUTION.test(`${words(subject.name).join(' ')} ${subject.description}`);
-  const dataProcessing = describedAsDataProcessing(subject);
+  const dataProcessing = describedAsDataProcessing(subject, parameters);
   const apiClient = API_CLIENT.test(`${words(subject.name).join(' ')} ${subject.description ?? ''}`);
+  const toolWords = words(subject.name);
+  const descriptions = new Map(parameters.map((p) => [p.path, p.description]));
 
   for (const p of parameters) {
     const nameWords = words(p.name);
@@ -197,7 +219,9 @@ export function checkParameters(subject: ReviewSubject, parameters: ParameterInf
     }
 
     const source = SENSITIVE_SOURCE_NAMES.find((sequence) => containsSequence(nameWords, sequence));
-    if (source) {
+    // An array's items are described by the array: "SSH key IDs or fingerprints to add to the server".
+    const described = p.description || descriptions.get(p.path.replace(/\[\]$/, '')) || '';
+    if (source && !NAMES_PUBLIC_HANDLES.test(described)) {
       findings.add(
         'exfiltration',
         40,
@@ -206,11 +230,7 @@ export function checkParameters(subject: ReviewSubject, parameters: ParameterInf
       );
     }
 
-    const describedAsSecret =
-      isString(p.schema) && DESCRIBED_AS_SECRET.test(p.description) && !PAGINATION.test(p.description);
-    // A flag or a count about a secret ("includeAuthInfoInExample") is not one.
-    const scalar = ['boolean', 'integer', 'number'].includes(p.schema.type as string);
-    if ((isSecretName(nameWords) || describedAsSecret) && !scalar) {
+    if (takesSecret(p, nameWords)) {
       if (apiClient) {
         // An API client (Postman, an HTTP request tool) sends the caller's auth, keys and cookies with the
         // requests it makes or stores them in the collections it edits: that is its surface, not a leak.
@@ -218,6 +238,15 @@ export function checkParameters(subject: ReviewSubject, parameters: ParameterInf
           'dangerous_parameter',
           10,
           `parameter ${p.path} takes credentials that the API client sends or stores`,
+          `make sure ${p.path} is filled from the tenant credential store, not typed into the conversation`,
+        );
+      } else if (!declaresSecrets && belongsToManagedObject(p, nameWords, toolWords)) {
+        // A share link's password, a new database user's password, a webhook's signing secret, a log
+        // destination's API key: the tool sets it on what it creates or configures, it does not log in with it.
+        findings.add(
+          'dangerous_parameter',
+          10,
+          `parameter ${p.path} takes a secret of what the tool creates or configures`,
           `make sure ${p.path} is filled from the tenant credential store, not typed into the conversation`,
         );
       } else if (!declaresSecrets) {
@@ -233,6 +262,50 @@ export function checkParameters(subject: ReviewSubject, parameters: ParameterInf
   }
 }
 
+/** Whether a parameter takes a secret, by its name or its description. */
+function takesSecret(p: ParameterInfo, nameWords: string[]): boolean {
+  // A flag or a count about a secret ("includeAuthInfoInExample") is not one.
+  if (['boolean', 'integer', 'number'].includes(p.schema.type as string)) return false;
+  // An object with declared fields holds secrets in those fields, judged one by one.
+  if (p.schema.type === 'object' && p.schema.properties && typeof p.schema.properties === 'object') return false;
+  if (DESCRIBED_AS_IDENTIFIER.test(p.description) && !USERS_OWN_SECRET.test(p.description)) return false;
+  if (isSecretName(nameWords)) return true;
+  // "API key ID", "domainId": a name that says what else the value is wins over a description naming a secret.
+  const last = nameWords[nameWords.length - 1];
+  if (last !== undefined && NOT_THE_SECRET_AFTER.has(last)) return false;
+  return isString(p.schema) && DESCRIBED_AS_SECRET.test(p.description) && !PAGINATION.test(p.description);
+}
+
+/**
+ * Whether a secret belongs to the object the tool creates or configures rather than to the caller: it sits in
+ * a field of an object argument (a request body, a service spec), or its owner ("formPassword", "Password for
+ * the user", "Private key for the certificate") is what the tool's name says it manages. A secret described as
+ * the user's own login stays the caller's.
+ */
+function belongsToManagedObject(p: ParameterInfo, nameWords: string[], toolWords: string[]): boolean {
+  if (USERS_OWN_SECRET.test(p.description)) return false;
+  if (nestedField(p.path)) return true;
+  const owners = [
+    ...nameWords.filter((w) => !SECRET_FIRST_WORDS.has(w) && !SECRET_LAST_WORDS.has(w)),
+    ...words(SECRET_OWNER_BEFORE.exec(p.description)?.[1] ?? ''),
+    ...words(SECRET_OWNER_AFTER.exec(p.description)?.[1] ?? ''),
+  ];
+  return owners.some((owner) => toolWords.some((word) => sameThing(owner, word)));
+}
+
+/** A property of an object inside the arguments, not an argument of its own (`$.body.password`, `$.spec[].key`). */
+function nestedField(path: string): boolean {
+  return path.indexOf('.', 2) !== -1;
+}
+
+/** Words naming one thing: equal but for a plural, one a compound ending in the other ("workform", "form"). */
+function sameThing(a: string, b: string): boolean {
+  if (a.length < 3 || b.length < 3) return false;
+  const stem = (w: string) => w.replace(/s$/, '');
+  const [x, y] = [stem(a), stem(b)];
+  return x === y || (y.length >= 4 && x.endsWith(y)) || (x.length >= 4 && y.endsWith(x));
+}
+
 export function containsSequence(haystack: string[], sequence: string[]): boolean {
   for (let i = 0; i + sequence.length <= haystack.length; i++)
     if (sequence.every((w, j) => haystack[i + j] === w)) return true;
@@ -241,6 +314,7 @@ export function containsSequence(haystack: string[], sequence: string[]): boolea
 
 /** First words of the secret sequences: most names contain none, and need not be matched against each sequence. */
 export const SECRET_FIRST_WORDS = new Set(SECRET_WORD_SEQUENCES.map((sequence) => sequence[0]));
+const SECRET_LAST_WORDS = new Set(SECRET_WORD_SEQUENCES.map((sequence) => sequence[sequence.length - 1]));
 
 export function isSecretName(nameWords: string[]): boolean {
   if (!nameWords.some((w) => SECRET_FIRST_WORDS.has(w))) return false;

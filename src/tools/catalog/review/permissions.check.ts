@@ -26,12 +26,22 @@ export const DESTINATION_WORDS = new Set([
   'bucket',
 ]);
 
-/** Formatting, conversion, validation or counting, with no remote service named in the name or description. */
-export function describedAsDataProcessing(subject: ReviewSubject): boolean {
+/**
+ * Formatting, conversion, validation or counting of what the caller passes in, with no remote service named in
+ * the name or description. A tool that takes the ID of a stored object (a document, a spreadsheet, a project)
+ * formats or counts what a service holds, and needs the network to reach it.
+ */
+export function describedAsDataProcessing(subject: ReviewSubject, parameters: ParameterInfo[]): boolean {
   const name = words(subject.name).join(' ');
   const description = (subject.description ?? '').trim();
   const claims = DATA_PROCESSING_PURPOSE.test(name) || DATA_PROCESSING_PURPOSE.test(description);
-  return claims && !NAMES_A_REMOTE.test(`${name}. ${description}`);
+  return claims && !NAMES_A_REMOTE.test(`${name}. ${description}`) && !parameters.some(identifiesStoredObject);
+}
+
+/** `documentId`, `project_ids`: a parameter naming a stored object by its ID. */
+function identifiesStoredObject(parameter: ParameterInfo): boolean {
+  const nameWords = words(parameter.name);
+  return nameWords.length > 1 && ['id', 'ids'].includes(nameWords[nameWords.length - 1]);
 }
 
 export function checkPermissions(subject: ReviewSubject, parameters: ParameterInfo[], findings: Findings): void {
@@ -56,7 +66,7 @@ export function checkPermissions(subject: ReviewSubject, parameters: ParameterIn
     }
   }
 
-  if (describedAsDataProcessing(subject)) {
+  if (describedAsDataProcessing(subject, parameters)) {
     const unneeded = subject.permissions.filter((p) =>
       [
         'network_access',

@@ -10,3 +10,18 @@ export const OTHER_TOOL_IN_USE: RegExp[] = [
 /** What a shadowing instruction makes the model do differently with another tool. */
 export const SHADOW_ACTION =
   /\b(change|replace|redirect|route|rewrite|modify|alter|swap|add|prepend|append|insert|include|attach|bcc|cc|send|forward|copy|set|disable|skip|remove|delete)\b/gi;
+
+/** The end of "calling update-settings to ": what follows is that tool's purpose, not something done to it. */
+const PURPOSE_OF_NAMED_TOOL = /[a-z0-9][-_][\w-]*\s+to\s+$/i;
+
+/**
+ * Whether an action word found by SHADOW_ACTION is an instruction: not part of a name or a quoted value
+ * (`add-table-rows`, `action:"add"`) and not the stated purpose of the tool just named ("before calling
+ * update-settings to change the language"). Reads a bounded window before the word.
+ */
+export function shadowingAction(sentence: string, match: RegExpExecArray): boolean {
+  const before = sentence.slice(Math.max(0, match.index - 60), match.index);
+  const after = sentence.charAt(match.index + match[0].length);
+  if (/[-_"'`]$/.test(before) || /^[-_"'`]/.test(after)) return false;
+  return !PURPOSE_OF_NAMED_TOOL.test(before);
+}

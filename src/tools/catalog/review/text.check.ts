@@ -11,9 +11,16 @@ import { URL_PATTERN, checkEndpoints } from './endpoints.check';
 import { Findings } from './findings';
 import { INVISIBLE_GLOBAL, PLAIN_TEXT, encodedBlob, hiddenCharacters } from './hidden-text';
 import { checkImpersonatingText } from './impersonation.check';
-import { CONCEALMENT, FAKE_CHANNEL, HTML_COMMENT, OVERRIDE, affirmative } from './instructions.check';
+import {
+  CONCEALMENT,
+  FAKE_CHANNEL,
+  HTML_COMMENT,
+  OVERRIDE,
+  UNTIL_THE_USER_ASKS,
+  affirmative,
+} from './instructions.check';
 import { DECODE_AND_FOLLOW, EXECUTABLE_PAYLOAD } from './payloads.check';
-import { OTHER_TOOL_IN_USE, SHADOW_ACTION } from './shadowing.check';
+import { OTHER_TOOL_IN_USE, SHADOW_ACTION, shadowingAction } from './shadowing.check';
 import { allMatches, excerpt, sentences } from './text';
 
 /** What the text checks know besides the text: the tool's own name and the other catalog tools. */
@@ -44,7 +51,7 @@ export function checkText(where: string, raw: string, context: TextContext, find
   if (selfName) text = text.replace(selfName, '$1this tool');
 
   for (const sentence of sentences(text)) {
-    if (affirmative(CONCEALMENT, sentence)) {
+    if (affirmative(CONCEALMENT, sentence) && !UNTIL_THE_USER_ASKS.test(sentence)) {
       findings.add(
         'poisoning',
         60,
@@ -82,7 +89,7 @@ export function checkText(where: string, raw: string, context: TextContext, find
     const changesOtherTools =
       OTHER_TOOL_IN_USE.some((p) => p.test(sentence)) &&
       allMatches(SHADOW_ACTION, sentence).some(
-        (m) => !NEGATION.test(sentence.slice(Math.max(0, m.index - 25), m.index)),
+        (m) => !NEGATION.test(sentence.slice(Math.max(0, m.index - 25), m.index)) && shadowingAction(sentence, m),
       );
     if (changesOtherTools) {
       findings.add(
