@@ -75,7 +75,7 @@ const fixed = (value: number) => (Number.isNaN(value) ? '-' : value.toFixed(3)).
  * - attack-families.json: attacks written per family before the checks were tuned on them; every third of a
  *   family (`split: "heldout"`) was never looked at while tuning; `heldout-2` and `heldout-3`, six more per
  *   family each, and `heldout-4`, ten more per family, were written later (see SPLITS). Detection and AUC are
- *   reported per family and split; AUC compares a family's attacks with the held-out benign tools of both
+ *   reported per family and split; AUC compares a family's attacks with the held-out benign tools of all three
  *   held-out benign files.
  * - Leave one family out: each family has one check written for it (review/*.check.ts, FAMILY_CHECKS). With
  *   that check switched off, what the others still catch of the family (all its attacks) is how far the rest
@@ -85,6 +85,8 @@ const fixed = (value: number) => (Number.isNaN(value) ? '-' : value.toFixed(3)).
  *   had their false positives reported before, the rest were never tuned on.
  * - benign-heldout-2.json: real tools of further servers in no other fixture, captured after the checks last
  *   changed.
+ * - benign-heldout-3.json: real tools of further servers in no other fixture, captured after the checks' false
+ *   positives on benign-heldout-2.json were read; never tuned on.
  *
  * The catalog every tool is reviewed against holds all benign tools, as a registry serving these servers would.
  */
@@ -99,9 +101,10 @@ export async function run(): Promise<void> {
   const benign = load('benign.json');
   const benignNew = load('benign-heldout.json');
   const benignNew2 = load('benign-heldout-2.json');
+  const benignNew3 = load('benign-heldout-3.json');
   const legacy = load('malicious.json');
   const attacks = load('attack-families.json');
-  const catalog = [...benign, ...benignNew, ...benignNew2].map((tool) => tool.name);
+  const catalog = [...benign, ...benignNew, ...benignNew2, ...benignNew3].map((tool) => tool.name);
   const score = (tool: CorpusTool) => autoReview(subjectOf(tool), catalog).score;
 
   const benignSets: [string, CorpusTool[]][] = [
@@ -109,8 +112,9 @@ export async function run(): Promise<void> {
     ['benign-heldout.json, tuning servers', benignNew.filter((t) => t.split === 'tune')],
     ['benign-heldout.json, held-out servers', benignNew.filter((t) => t.split !== 'tune')],
     ['benign-heldout-2.json, new servers', benignNew2],
+    ['benign-heldout-3.json, new servers', benignNew3],
   ];
-  const heldoutBenign = [...benignSets[2][1], ...benignSets[3][1]];
+  const heldoutBenign = [...benignSets[2][1], ...benignSets[3][1], ...benignSets[4][1]];
   const heldoutBenignScores = heldoutBenign.map(score);
 
   console.log(`\nAutomated review, held-out protocol (threshold ${THRESHOLD})`);
