@@ -175,9 +175,13 @@ describe('audit trail and usage', () => {
   const clock = new ManualClock();
   let database: TestDatabase;
   let t: TestApp;
+  let echoId: string;
+  /** Each test's own two tenants, `acme-<n>` and `globex-<n>`, with their member keys. */
+  let tenantCount = 0;
+  let acmeTenant: string;
+  let globexTenant: string;
   let acme: string;
   let globex: string;
-  let echoId: string;
 
   // Each call a second later than the one before, so the audit trail has a definite order.
   const call = (key: string, name: string, args: object = {}) => {
@@ -198,11 +202,18 @@ describe('audit trail and usage', () => {
     clock.set(new Date('2026-03-10T12:00:00Z'));
     database = await createTestDatabase('postgres');
     t = await startApp('postgres', { ...testkit, database, clock });
-    acme = await memberKey(t, 'acme');
-    globex = await memberKey(t, 'globex');
     echoId = await govern(t, 'echo', { audit_level: 'full' });
     await govern(t, 'big', { audit_level: 'full' });
     await govern(t, 'explode', { audit_level: 'full' });
+  });
+  beforeEach(async () => {
+    // The retention test moves the clock days ahead; every test starts from the same moment.
+    clock.set(new Date('2026-03-10T12:00:00Z'));
+    tenantCount += 1;
+    acmeTenant = `acme-${tenantCount}`;
+    globexTenant = `globex-${tenantCount}`;
+    acme = await memberKey(t, acmeTenant);
+    globex = await memberKey(t, globexTenant);
   });
   afterAll(() => t?.close());
 
@@ -214,7 +225,10 @@ describe('audit trail and usage', () => {
     await call(acme, 'slow', { ms: 1 }).expect(429);
     await t.http.post(`/v1/tools/${slowId}/review`).set(bearer(t.adminKey)).send({ decision: 'blocked' }).expect(200);
     await call(acme, 'slow', { ms: 1 }).expect(200);
-    const res = await t.http.get('/v1/tools/audit?tenant_id=acme&order=asc').set(bearer(t.adminKey)).expect(200);
+    const res = await t.http
+      .get(`/v1/tools/audit?tenant_id=${acmeTenant}&order=asc`)
+      .set(bearer(t.adminKey))
+      .expect(200);
     expect(res.body.data.map((r: { tool_name: string; status: string }) => `${r.tool_name}:${r.status}`)).toEqual([
       'echo:success',
       'explode:error',
@@ -227,7 +241,7 @@ describe('audit trail and usage', () => {
       expect.objectContaining({
         id: expect.stringMatching(/^audit_/),
         object: 'tool_audit_record',
-        tenant_id: 'acme',
+        tenant_id: acmeTenant,
         user_id: expect.stringMatching(/^key_/),
         tool_id: echoId,
         call_id: expect.stringMatching(/^call_/),
@@ -290,13 +304,15 @@ describe('audit trail and usage', () => {
   });
 
   it('confines members to their own tenant and filters by tool, status and time', async () => {
+    await call(acme, 'echo', { text: 'from acme' }).expect(200);
+    await call(acme, 'explode').expect(200);
     await call(globex, 'echo', { text: 'from globex' }).expect(200);
-    const own = await t.http.get('/v1/tools/audit?tenant_id=acme').set(bearer(globex)).expect(200);
-    expect(own.body.data.map((r: { tenant_id: string }) => r.tenant_id)).toEqual(['globex']);
+    const own = await t.http.get(`/v1/tools/audit?tenant_id=${acmeTenant}`).set(bearer(globex)).expect(200);
+    expect(own.body.data.map((r: { tenant_id: string }) => r.tenant_id)).toEqual([globexTenant]);
     const errors = await t.http.get('/v1/tools/audit?status=error').set(bearer(t.adminKey)).expect(200);
     expect(errors.body.data.every((r: { status: string }) => r.status === 'error')).toBe(true);
     const byTool = await t.http
-      .get(`/v1/tools/audit?tool_id=${echoId}&tenant_id=acme`)
+      .get(`/v1/tools/audit?tool_id=${echoId}&tenant_id=${acmeTenant}`)
       .set(bearer(t.adminKey))
       .expect(200);
     expect(byTool.body.data.every((r: { tool_name: string }) => r.tool_name === 'echo')).toBe(true);
@@ -308,6 +324,7 @@ describe('audit trail and usage', () => {
   });
 
   it('pages with record ids as cursors', async () => {
+    for (const text of ['one', 'two', 'three', 'four']) await call(acme, 'echo', { text }).expect(200);
     const first = await t.http.get('/v1/tools/audit?limit=3').set(bearer(t.adminKey)).expect(200);
     expect(first.body.has_more).toBe(true);
     const second = await t.http
@@ -321,8 +338,10 @@ describe('audit trail and usage', () => {
   });
 
   it('exports every matching record as NDJSON', async () => {
+    for (const text of ['one', 'two', 'three']) await call(acme, 'echo', { text }).expect(200);
+    await call(acme, 'explode').expect(200);
     const res = await t.http
-      .get('/v1/tools/audit?tenant_id=acme')
+      .get(`/v1/tools/audit?tenant_id=${acmeTenant}`)
       .set(bearer(t.adminKey))
       .set('Accept', 'application/x-ndjson')
       .expect(200);
@@ -331,9 +350,11 @@ describe('audit trail and usage', () => {
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line));
-    const [{ count }] = await rows(`SELECT count(*)::int AS count FROM tool_audit_records WHERE tenant_id = 'acme'`);
+    const [{ count }] = await rows(`SELECT count(*)::int AS count FROM tool_audit_records WHERE tenant_id = $1`, [
+      acmeTenant,
+    ]);
     expect(lines).toHaveLength(count);
-    expect(lines.every((record: { tenant_id: string }) => record.tenant_id === 'acme')).toBe(true);
+    expect(lines.every((record: { tenant_id: string }) => record.tenant_id === acmeTenant)).toBe(true);
     const times = lines.map((record: { timestamp: string }) => record.timestamp);
     expect([...times].sort()).toEqual(times);
   });
@@ -352,8 +373,8 @@ describe('audit trail and usage', () => {
         unique_tenants: 2,
         success_rate: 1,
         by_tenant: [
-          { tenant_id: 'acme', invocations: 3, success_rate: 1 },
-          { tenant_id: 'globex', invocations: 1, success_rate: 1 },
+          { tenant_id: acmeTenant, invocations: 3, success_rate: 1 },
+          { tenant_id: globexTenant, invocations: 1, success_rate: 1 },
         ],
         by_day: [{ date: '2026-03-10', invocations: 4 }],
       }),
@@ -364,9 +385,10 @@ describe('audit trail and usage', () => {
       expect.objectContaining({
         total_invocations: 1,
         unique_tenants: 1,
-        by_tenant: [{ tenant_id: 'globex', invocations: 1, success_rate: 1 }],
+        by_tenant: [{ tenant_id: globexTenant, invocations: 1, success_rate: 1 }],
       }),
     );
+    await call(acme, 'explode').expect(200);
     const errorRate = await t.http
       .get(`/v1/tools/${await toolId(t, 'explode')}/usage`)
       .set(bearer(t.adminKey))
@@ -376,32 +398,36 @@ describe('audit trail and usage', () => {
   });
 
   it('strips full records after their full retention and deletes records after the basic one', async () => {
+    for (const key of [acme, globex]) {
+      await call(key, 'echo', { text: 'kept for a while' }).expect(200);
+      await call(key, 'explode').expect(200);
+    }
     await t.http
-      .put('/v1/tenants/acme/settings')
+      .put(`/v1/tenants/${acmeTenant}/settings`)
       .set(bearer(t.adminKey))
       .send({ audit_retention: { full_records: '1d', basic_records: '3d' } })
       .expect(200);
     const count = async (tenant: string, where = 'true') =>
       (await rows(`SELECT count(*)::int AS n FROM tool_audit_records WHERE tenant_id = $1 AND (${where})`, [tenant]))[0]
         .n as number;
-    const acmeBefore = await count('acme');
-    const globexBefore = await count('globex');
-    expect(await count('acme', 'input_args IS NOT NULL')).toBeGreaterThan(0);
+    const acmeBefore = await count(acmeTenant);
+    const globexBefore = await count(globexTenant);
+    expect(await count(acmeTenant, 'input_args IS NOT NULL')).toBeGreaterThan(0);
     const retention = t.toolgate.app.get((await import('../src/tools/catalog/audit/retention.job')).RetentionJob);
 
     clock.advance(2 * 86_400_000);
     await retention.runOnce();
-    expect(await count('acme')).toBe(acmeBefore);
-    expect(await count('acme', 'input_args IS NOT NULL OR output IS NOT NULL')).toBe(0);
-    expect(await count('globex', 'input_args IS NOT NULL')).toBeGreaterThan(0);
+    expect(await count(acmeTenant)).toBe(acmeBefore);
+    expect(await count(acmeTenant, 'input_args IS NOT NULL OR output IS NOT NULL')).toBe(0);
+    expect(await count(globexTenant, 'input_args IS NOT NULL')).toBeGreaterThan(0);
 
     clock.advance(2 * 86_400_000);
     await retention.runOnce();
-    expect(await count('acme')).toBe(0);
-    expect(await count('globex')).toBe(globexBefore);
+    expect(await count(acmeTenant)).toBe(0);
+    expect(await count(globexTenant)).toBe(globexBefore);
 
     clock.advance(90 * 86_400_000);
     await retention.runOnce();
-    expect(await count('globex')).toBe(0);
+    expect(await count(globexTenant)).toBe(0);
   });
 });

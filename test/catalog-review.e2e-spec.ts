@@ -72,7 +72,8 @@ describe('catalog: registration, review workflow and pinning', () => {
     await param(toolBody('ok-name', { permissions: ['root'] }), 'permissions');
     await param(toolBody('ok-name', { tenant_access: { mode: 'some' } }), 'tenant_access.mode');
     await param(toolBody('ok-name', { rate_limit: { per_minute: 0 } }), 'rate_limit.per_minute');
-    const taken = await param(toolBody('github-list-issues'), 'name', 409);
+    await create(toolBody('taken-name')).expect(201);
+    const taken = await param(toolBody('taken-name'), 'name', 409);
     expect(taken.code).toBe('name_taken');
   });
 
@@ -238,6 +239,7 @@ describe('catalog: registration, review workflow and pinning', () => {
   });
 
   it('filters and pages the list', async () => {
+    for (const name of ['pager-alpha', 'pager-beta', 'pager-gamma']) await create(toolBody(name)).expect(201);
     const unreviewed = await t.http
       .get('/v1/tools?security_status=unreviewed&limit=2')
       .set(bearer(t.adminKey))
@@ -253,8 +255,8 @@ describe('catalog: registration, review workflow and pinning', () => {
       .expect(200);
     const ids = [...unreviewed.body.data, ...next.body.data].map((tool: { id: string }) => tool.id);
     expect(new Set(ids).size).toBe(ids.length);
-    const byQuery = await t.http.get('/v1/tools?q=GITHUB-LIST').set(bearer(t.adminKey)).expect(200);
-    expect(byQuery.body.data.map((tool: { name: string }) => tool.name)).toEqual(['github-list-issues']);
+    const byQuery = await t.http.get('/v1/tools?q=PAGER-BE').set(bearer(t.adminKey)).expect(200);
+    expect(byQuery.body.data.map((tool: { name: string }) => tool.name)).toEqual(['pager-beta']);
     const byTag = await t.http.get('/v1/tools?tag=builtin&type=builtin&limit=100').set(bearer(t.adminKey)).expect(200);
     const testkitTools = byTag.body.data.filter(
       (tool: { source: { provider: string } }) => tool.source.provider === 'testkit',
@@ -289,6 +291,7 @@ describe('catalog: registration, review workflow and pinning', () => {
   });
 
   it('shows the automated review and counts tools in the registry gauge', async () => {
+    await approvedTool(t, 'gauge-approved');
     const id = (
       await create(
         toolBody('risky-runner', {

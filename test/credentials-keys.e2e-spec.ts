@@ -42,14 +42,16 @@ describe('credential encryption keys and rotation (postgres)', () => {
   let database: TestDatabase;
   const apps: TestApp[] = [];
   const [key1, key2, key3] = [newKey(), newKey(), newKey()];
-  const values: Record<string, string> = {
+  const values: Readonly<Record<string, string>> = {
     'acme/github_token': 'ghp_acme_rotation_value',
     'acme/slack_token': 'xoxb-acme-rotation-value',
     'globex/github_token': 'ghp_globex_rotation_value',
   };
 
+  // Replicas of one deployment share its admin key: each start writes the configured one to the database.
+  const adminKey = `tg_test_admin_${randomBytes(18).toString('base64url')}`;
   const start = async (secrets: Record<string, unknown>) => {
-    const app = await startApp('postgres', { database, config: { secrets } });
+    const app = await startApp('postgres', { database, adminKey, config: { secrets } });
     apps.push(app);
     return app;
   };
@@ -80,20 +82,32 @@ describe('credential encryption keys and rotation (postgres)', () => {
     }
   };
 
-  beforeAll(async () => {
+  const writeValues = async (app: TestApp) => {
+    for (const [path, value] of Object.entries(values)) {
+      const [tenant, key] = path.split('/');
+      await put(app, tenant, key, value);
+    }
+  };
+  /** The values written under key1, then a restart with key2 current and key1 previous: the app left running. */
+  const rotatedToKey2 = async () => {
+    const first = await start({ encryption_key: key1 });
+    await writeValues(first);
+    await stop(first);
+    return start({ encryption_key: key2, previous_keys: [key1] });
+  };
+
+  // Each test starts from an empty database of its own.
+  beforeEach(async () => {
     database = await createTestDatabase('postgres');
   });
-  afterAll(async () => {
-    for (const app of [...apps]) await app.close();
+  afterEach(async () => {
+    for (const app of [...apps]) await stop(app);
     await database?.drop();
   });
 
   it('re-encrypts rows with the new key at start, reading them with the previous one', async () => {
     const first = await start({ encryption_key: key1 });
-    for (const [path, value] of Object.entries(values)) {
-      const [tenant, key] = path.split('/');
-      await put(first, tenant, key, value);
-    }
+    await writeValues(first);
     await stop(first);
     const before = await rowsOf(database);
     expect(before.map((row) => row.key_id)).toEqual([idOf(key1), idOf(key1), idOf(key1)]);
@@ -115,11 +129,11 @@ describe('credential encryption keys and rotation (postgres)', () => {
   });
 
   it('the rotation route re-encrypts rows written by a replica still on the old key', async () => {
-    const [current] = apps;
+    const current = await rotatedToKey2();
     // A replica not yet redeployed writes with key1.
     const old = await start({ encryption_key: key1 });
-    values['initech/github_token'] = 'ghp_initech_written_by_old_replica';
-    await put(old, 'initech', 'github_token', values['initech/github_token']);
+    const expected = { ...values, 'initech/github_token': 'ghp_initech_written_by_old_replica' };
+    await put(old, 'initech', 'github_token', expected['initech/github_token']);
     await put(old, 'initech', 'tampered', 'ghp_initech_tampered_value');
     await stop(old);
     expect((await rowsOf(database)).find((row) => row.tenant_id === 'initech')!.key_id).toBe(idOf(key1));
@@ -131,11 +145,12 @@ describe('credential encryption keys and rotation (postgres)', () => {
     expect(tampered.key_id).toBe(idOf(key1));
     await sql("DELETE FROM tenant_credentials WHERE key = 'tampered'");
     expect((await rowsOf(database)).every((row) => row.key_id === idOf(key2))).toBe(true);
-    await expectValues(current);
+    await expectValues(current, expected);
     await stop(current);
   });
 
   it('reports rows whose key is not configured and leaves them alone until it is', async () => {
+    await stop(await rotatedToKey2());
     const before = await rowsOf(database);
     const app = await start({ encryption_key: key3 });
     expect(await rowsOf(database)).toEqual(before);
@@ -144,7 +159,7 @@ describe('credential encryption keys and rotation (postgres)', () => {
       key_id: idOf(key3),
       rotated: 0,
       current: 0,
-      missing_key: 4,
+      missing_key: Object.keys(values).length,
       failed: 0,
     });
     const error = await app.toolgate.app

@@ -95,49 +95,52 @@ describe('the embedded database of the server process', () => {
     rmSync(cwd, { recursive: true, force: true });
   });
 
-  let first: ServerProcess;
-  let firstPort: number;
+  // One server's life on one data directory: what it holds while running is what a second server is refused
+  // and what its shutdown must release.
+  it(
+    'serves the database on a Unix socket only its user can reach (0600 in a 0700 directory), on no TCP port; ' +
+      'refuses a second server on the same data directory; releases the lock and the socket on shutdown, ' +
+      'and takes over a lock whose process is gone',
+    async () => {
+      const firstPort = await freePort();
+      const first = await start(firstPort);
+      const pid = first.output.child.pid!;
 
-  it('serves the database on a Unix socket only its user can reach (0600 in a 0700 directory), on no TCP port', async () => {
-    firstPort = await freePort();
-    first = await start(firstPort);
-    const pid = first.output.child.pid!;
+      expect(modeOf(socketDir)).toBe(0o700);
+      expect(statSync(join(socketDir, SOCKET)).isSocket()).toBe(true);
+      expect(modeOf(join(socketDir, SOCKET))).toBe(0o600);
+      // The HTTP port is the only TCP port the process listens on: the database has none.
+      expect(listeningTcpPorts(pid)).toEqual([firstPort]);
+      // The service itself reaches its database through the socket.
+      const keys = await request(first.url).get('/v1/admin/api_keys').set(bearer(ADMIN_KEY)).expect(200);
+      expect(keys.body.object).toBe('list');
+      expect(readFileSync(lockFile, 'utf8').trim()).toBe(String(pid));
 
-    expect(modeOf(socketDir)).toBe(0o700);
-    expect(statSync(join(socketDir, SOCKET)).isSocket()).toBe(true);
-    expect(modeOf(join(socketDir, SOCKET))).toBe(0o600);
-    // The HTTP port is the only TCP port the process listens on: the database has none.
-    expect(listeningTcpPorts(pid)).toEqual([firstPort]);
-    // The service itself reaches its database through the socket.
-    const keys = await request(first.url).get('/v1/admin/api_keys').set(bearer(ADMIN_KEY)).expect(200);
-    expect(keys.body.object).toBe('list');
-    expect(readFileSync(lockFile, 'utf8').trim()).toBe(String(pid));
-  }, 90_000);
+      // A second server on the same data directory: one line and a non-zero exit.
+      const env = { PORT: String(await freePort()), HOST: '127.0.0.1', TOOLGATE_DATA_DIR: './data' };
+      const second = runNode(MAIN, [], cleanEnv({ ...env, ADMIN_API_KEY: ADMIN_KEY }), cwd);
+      others.push(second);
 
-  it('refuses a second server on the same data directory with one line and a non-zero exit', async () => {
-    const env = { PORT: String(await freePort()), HOST: '127.0.0.1', TOOLGATE_DATA_DIR: './data' };
-    const second = runNode(MAIN, [], cleanEnv({ ...env, ADMIN_API_KEY: ADMIN_KEY }), cwd);
-    others.push(second);
+      expect(await startedOrExited(second)).toBe('exited');
+      expect((await second.exited).code).toBe(1);
+      expect(second.stderr).toBe(
+        `Another Toolgate (pid ${first.output.child.pid}) is using data directory ./data; stop it or set TOOLGATE_DATA_DIR\n`,
+      );
+      await request(first.url).get('/readyz').expect(200);
 
-    expect(await startedOrExited(second)).toBe('exited');
-    expect((await second.exited).code).toBe(1);
-    expect(second.stderr).toBe(
-      `Another Toolgate (pid ${first.output.child.pid}) is using data directory ./data; stop it or set TOOLGATE_DATA_DIR\n`,
-    );
-    await request(first.url).get('/readyz').expect(200);
-  }, 90_000);
+      // Shutdown releases the lock and the socket; a lock left by a process that is gone is taken over.
+      expect(await first.stop()).toEqual({ code: 0, signal: null });
+      expect(existsSync(lockFile)).toBe(false);
+      expect(existsSync(join(socketDir, SOCKET))).toBe(false);
 
-  it('releases the lock and the socket on shutdown, and takes over a lock whose process is gone', async () => {
-    expect(await first.stop()).toEqual({ code: 0, signal: null });
-    expect(existsSync(lockFile)).toBe(false);
-    expect(existsSync(join(socketDir, SOCKET))).toBe(false);
-
-    writeFileSync(lockFile, `${await deadPid()}\n`);
-    const next = await start(await freePort());
-    expect(readFileSync(lockFile, 'utf8').trim()).toBe(String(next.output.child.pid));
-    await request(next.url).get('/v1/admin/api_keys').set(bearer(ADMIN_KEY)).expect(200);
-    expect(await next.stop()).toEqual({ code: 0, signal: null });
-  }, 90_000);
+      writeFileSync(lockFile, `${await deadPid()}\n`);
+      const next = await start(await freePort());
+      expect(readFileSync(lockFile, 'utf8').trim()).toBe(String(next.output.child.pid));
+      await request(next.url).get('/v1/admin/api_keys').set(bearer(ADMIN_KEY)).expect(200);
+      expect(await next.stop()).toEqual({ code: 0, signal: null });
+    },
+    180_000,
+  );
 
   it('puts the socket in a private temporary directory when the data directory path is too long for one', async () => {
     const longDir = join(cwd, 'a-data-directory-whose-path-is-too-long-for-a-unix-socket-address'.repeat(2));

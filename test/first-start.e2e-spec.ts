@@ -8,12 +8,11 @@ import { buildService, cleanEnv, freePort, MAIN, runNode, ServerProcess, tempDir
 
 /** `node dist/src/main.js` on an embedded database, restarted on the same data directory. */
 describe('the server process on its first and later starts', () => {
-  const dataDir = tempDir();
+  const dataDirs: string[] = [];
   const chosenKey = `tg_${randomToken(32)}`;
   const servers: ServerProcess[] = [];
-  let generatedKey: string;
 
-  const start = async (env: Record<string, string> = {}) => {
+  const start = async (dataDir: string, env: Record<string, string> = {}) => {
     const port = await freePort();
     const server = await ServerProcess.start(
       { PORT: String(port), HOST: '127.0.0.1', TOOLGATE_DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env },
@@ -24,16 +23,35 @@ describe('the server process on its first and later starts', () => {
     return server;
   };
 
+  const freshDataDir = () => {
+    const dir = tempDir();
+    dataDirs.push(dir);
+    return dir;
+  };
+
   beforeAll(buildService, 120_000);
 
   afterAll(async () => {
     await Promise.all(servers.map((server) => server.kill()));
-    rmSync(dataDir, { recursive: true, force: true });
+    for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('prints the URL and a one-time admin key that works, and exits 0 on SIGTERM', async () => {
-    const server = await start();
-    generatedKey = await server.adminKeyBanner();
+  it(
+    'prints the URL and a one-time admin key on the first start, no new key on a restart with the same data, ' +
+      'and takes ADMIN_API_KEY as the admin key from then on',
+    async () => {
+      const dataDir = freshDataDir();
+      const generatedKey = await firstStart(dataDir);
+      await restartKeepsKey(dataDir, generatedKey);
+      await chosenKeyReplaces(dataDir, generatedKey);
+    },
+    300_000,
+  );
+
+  /** The first start prints a working one-time admin key, and exits 0 on SIGTERM. */
+  async function firstStart(dataDir: string): Promise<string> {
+    const server = await start(dataDir);
+    const generatedKey = await server.adminKeyBanner();
     expect(generatedKey).toMatch(/^tg_[A-Za-z0-9]{40}$/);
 
     const keys = await request(server.url).get('/v1/admin/api_keys').set(bearer(generatedKey));
@@ -53,30 +71,33 @@ describe('the server process on its first and later starts', () => {
     expect(server.printedAdminKeys).toEqual([generatedKey]);
     expect(server.output.stderr).toContain(`\n  ${generatedKey}\n`);
     expect(server.output.stdout).not.toContain(generatedKey);
-  }, 180_000);
+    return generatedKey;
+  }
 
-  it('prints no new key on a restart with the same data, and the stored key still works', async () => {
-    const server = await start();
+  /** A restart prints no new key, and the stored key still works. */
+  async function restartKeepsKey(dataDir: string, generatedKey: string) {
+    const server = await start(dataDir);
     const keys = await request(server.url).get('/v1/admin/api_keys').set(bearer(generatedKey));
     expect(keys.status).toBe(200);
     expect(keys.body.data).toHaveLength(1);
 
     expect(await server.stop()).toEqual({ code: 0, signal: null });
     expect(server.printedAdminKeys).toEqual([]);
-  }, 180_000);
+  }
 
-  it('takes ADMIN_API_KEY as the admin key and refuses the generated one from then on', async () => {
-    const server = await start({ ADMIN_API_KEY: chosenKey });
+  /** ADMIN_API_KEY becomes the admin key, and the generated one is refused from then on. */
+  async function chosenKeyReplaces(dataDir: string, generatedKey: string) {
+    const server = await start(dataDir, { ADMIN_API_KEY: chosenKey });
     expect((await request(server.url).get('/v1/admin/api_keys').set(bearer(chosenKey))).status).toBe(200);
     const refused = await request(server.url).get('/v1/admin/api_keys').set(bearer(generatedKey));
     expectError(refused, 401, { code: 'revoked_api_key' });
 
     expect(await server.stop()).toEqual({ code: 0, signal: null });
     expect(server.printedAdminKeys).toEqual([]);
-  }, 180_000);
+  }
 
   it('lets a request in flight at SIGTERM finish and reports draining, then stops accepting and exits 0', async () => {
-    const server = await start({ ADMIN_API_KEY: chosenKey });
+    const server = await start(freshDataDir(), { ADMIN_API_KEY: chosenKey });
     const { port } = new URL(server.url);
     const body = JSON.stringify({ name: 'in flight', tenant_id: 'acme' });
     const half = Math.floor(body.length / 2);

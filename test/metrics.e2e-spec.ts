@@ -79,12 +79,21 @@ describe('/metrics', () => {
       expectError(await app.http.get('/metrics').set(bearer(app.adminKey)), 401, { code: 'invalid_metrics_token' });
     });
 
-    it('answers with the token, under the configured namespace', async () => {
+    it('answers with the token, under the configured namespace, counting the refused scrapes', async () => {
+      const refusals = async () =>
+        sample((await app.http.get('/metrics').set(bearer(token))).text, 'gateway_http_requests_total', {
+          route: '/metrics',
+          status: '401',
+        }) ?? 0;
+      const before = await refusals();
+      for (const wrong of ['', 'scrape-token-12', app.adminKey]) {
+        expect((await app.http.get('/metrics').set(wrong ? bearer(wrong) : {})).status).toBe(401);
+      }
       const scrape = await app.http.get('/metrics').set(bearer(token));
       expect(scrape.status).toBe(200);
       expect(scrape.text).toContain('# TYPE gateway_http_requests_total counter');
       expect(scrape.text).not.toContain('toolgate_http_requests_total');
-      expect(sample(scrape.text, 'gateway_http_requests_total', { route: '/metrics', status: '401' })).toBe(3);
+      expect(sample(scrape.text, 'gateway_http_requests_total', { route: '/metrics', status: '401' })).toBe(before + 3);
     });
   });
 });

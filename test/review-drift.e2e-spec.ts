@@ -54,12 +54,14 @@ describe('drift: a trusted config-file server whose tool turns malicious', () =>
 
   beforeAll(async () => {
     server = await new MutableMcpServer().start();
+    // One tool per test: `add` turns malicious, `multiply` changes harmlessly.
     server.setTool(tool('add', 'Adds two numbers.'));
+    server.setTool(tool('multiply', 'Multiplies two numbers.'));
     t = await startApp('postgres', {
       config: { ...noFileSearch, mcp_servers: [{ name: 'trusted', url: server.url, refresh_interval: '1h' }] },
     });
     await waitFor(
-      async () => (await t.http.get('/v1/tools?q=trusted-add').set(bearer(t.adminKey))).body.data.length === 1,
+      async () => (await t.http.get('/v1/tools?q=trusted-').set(bearer(t.adminKey))).body.data.length === 2,
     );
   }, 60_000);
   afterAll(async () => {
@@ -94,9 +96,10 @@ describe('drift: a trusted config-file server whose tool turns malicious', () =>
   });
 
   it('still approves a harmless change on the trusted server', async () => {
-    server.setTool(tool('add', 'Adds two integers and returns their sum.'));
+    expect((await toolByName(t, 'trusted-multiply')).security_status).toBe('approved');
+    server.setTool(tool('multiply', 'Multiplies two integers and returns their product.'));
     await t.http.post('/v1/tools/sources/mcp/trusted/refresh').set(bearer(t.adminKey)).expect(200);
-    expect(await toolByName(t, 'trusted-add')).toEqual(
+    expect(await toolByName(t, 'trusted-multiply')).toEqual(
       expect.objectContaining({ security_status: 'approved', pending_change: null }),
     );
   });
@@ -109,7 +112,9 @@ describe('drift: sources approved by default and catalog.auto_approve_score', ()
 
   beforeAll(async () => {
     server = await new MutableMcpServer().start();
+    // One tool per test, both approved by the source's default: `alpha` stays, `omega` changes.
     server.setTool(tool('alpha', 'Returns the current time in UTC.'));
+    server.setTool(tool('omega', 'Returns the current week number.'));
     t = await startApp('pglite', { config: { ...noFileSearch, catalog: { auto_approve_score: 80 } } });
     await t.http
       .post('/v1/tools/sources/mcp')
@@ -137,11 +142,12 @@ describe('drift: sources approved by default and catalog.auto_approve_score', ()
   });
 
   it('does not approve again a tool that changed after approval, whatever its score', async () => {
-    server.setTool(tool('alpha', 'Returns the current time in UTC, to the millisecond.'));
+    expect((await toolByName(t, 'approved-src-omega')).security_status).toBe('approved');
+    server.setTool(tool('omega', 'Returns the current week number, counted from Monday.'));
     await refresh();
-    const alpha = await toolByName(t, 'approved-src-alpha');
-    expect(alpha.security_status).toBe('unreviewed');
-    expect(alpha.pending_change?.fields).toEqual(['description']);
+    const omega = await toolByName(t, 'approved-src-omega');
+    expect(omega.security_status).toBe('unreviewed');
+    expect(omega.pending_change?.fields).toEqual(['description']);
   });
 });
 

@@ -112,11 +112,12 @@ describe('web_search', () => {
   it('aborts the backend request when the call times out, and tries no further backend', async () => {
     searxng.respondWith(() => 'hang');
     const braveBefore = brave.requests.length;
+    const abandonedBefore = searxng.abandoned;
     try {
       const res = await call({ query: 'never answered' }, { timeout_ms: 300 }).expect(200);
       expect(res.body.status).toBe('failed');
       expect(res.body.error.code).toBe('timeout');
-      await waitFor(() => searxng.abandoned === 1, 5000, 'the SearXNG request to be aborted');
+      await waitFor(() => searxng.abandoned === abandonedBefore + 1, 5000, 'the SearXNG request to be aborted');
       expect(brave.requests.length).toBe(braveBefore);
     } finally {
       searxng.respondWith(() => ({ json: bodies.searxng(hits('searx', 8)) }));
@@ -145,9 +146,32 @@ describe('web_search', () => {
   });
 
   it('exposes the websearch metrics on /metrics', async () => {
-    const metrics = (await t.http.get('/metrics').expect(200)).text;
-    const value = (name: string, labels: Record<string, string>) =>
-      metricValue(metrics, `toolgate_websearch_${name}`, labels);
+    const scrape = async () => (await t.http.get('/metrics').expect(200)).text;
+    const before = await scrape();
+    // One call of each outcome: two answered by SearXNG (one of them then from the cache), one by Brave after
+    // SearXNG failed, one that every backend failed, and one abandoned at its timeout.
+    await call({ query: 'metrics e2e', max_results: 3 }).expect(200);
+    await call({ query: 'metrics cached question' }).expect(200);
+    await call({ query: 'metrics cached question' }).expect(200);
+    const abandonedBefore = searxng.abandoned;
+    try {
+      searxng.respondWith(() => ({ status: 503, text: 'maintenance' }));
+      await call({ query: 'metrics fallback', max_results: 2 }).expect(200);
+      searxng.respondWith(() => ({ status: 500, text: '' }));
+      brave.respondWith(() => ({ status: 429, json: {}, headers: { 'retry-after': '7' } }));
+      await call({ query: 'metrics everything is down' }).expect(200);
+      searxng.respondWith(() => 'hang');
+      await call({ query: 'metrics never answered' }, { timeout_ms: 300 }).expect(200);
+      await waitFor(() => searxng.abandoned === abandonedBefore + 1, 5000, 'the SearXNG request to be aborted');
+    } finally {
+      searxng.respondWith(() => ({ json: bodies.searxng(hits('searx', 8)) }));
+      brave.respondWith(() => ({ json: bodies.brave(hits('brave', 8)) }));
+    }
+    const metrics = await scrape();
+    /** How much a series grew during this test. */
+    const grown = (name: string, labels: Record<string, string>) =>
+      (metricValue(metrics, name, labels) ?? 0) - (metricValue(before, name, labels) ?? 0);
+    const value = (name: string, labels: Record<string, string>) => grown(`toolgate_websearch_${name}`, labels);
     expect(value('queries_total', { backend: 'searxng', status: 'ok' })).toBe(2);
     expect(value('queries_total', { backend: 'searxng', status: 'cached' })).toBe(1);
     expect(value('queries_total', { backend: 'searxng', status: 'error' })).toBe(2);
@@ -159,6 +183,6 @@ describe('web_search', () => {
     expect(value('backend_latency_seconds_count', { backend: 'searxng' })).toBe(5);
     expect(value('backend_latency_seconds_count', { backend: 'brave' })).toBe(2);
     const execution = { provider: 'web_search', tool_name: 'web_search' };
-    expect(metricValue(metrics, 'toolgate_builtin_tool_executions_total', { ...execution, status: 'success' })).toBe(4);
+    expect(grown('toolgate_builtin_tool_executions_total', { ...execution, status: 'success' })).toBe(4);
   });
 });

@@ -11,9 +11,10 @@ import type { AddressInfo } from 'node:net';
 export interface FakeEmbeddingServer {
   url: string;
   dimensions: number;
-  /** Requests answered with vectors, and the texts they carried. */
+  /** Requests answered with vectors, and the texts they carried: all together, and request by request. */
   served: number;
   texts: string[];
+  batches: string[][];
   /** Authorization headers seen. */
   authorizations: (string | undefined)[];
   /** The next N requests answer this status (429 or 5xx) instead. */
@@ -47,6 +48,7 @@ export async function startFakeEmbeddingServer(dimensions = 64, synonyms: Synony
   const state = {
     served: 0,
     texts: [] as string[],
+    batches: [] as string[][],
     authorizations: [] as (string | undefined)[],
     delayMs: 0,
   };
@@ -70,6 +72,7 @@ export async function startFakeEmbeddingServer(dimensions = 64, synonyms: Synony
       const answer = () => {
         state.served++;
         state.texts.push(...inputs);
+        state.batches.push(inputs);
         response.writeHead(200, { 'Content-Type': 'application/json' });
         response.end(
           JSON.stringify({
