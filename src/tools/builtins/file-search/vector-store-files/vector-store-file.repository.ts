@@ -149,14 +149,18 @@ export class VectorStoreFileRepository {
     return cancelled;
   }
 
-  /** Leases the oldest unleased job to `token`; SKIP LOCKED lets workers of every replica claim side by side. */
+  /**
+   * Leases the oldest unleased job to `token`; SKIP LOCKED lets workers of every replica claim side by side. A
+   * lease ending now is over (`<=`): a job given back with no delay is claimable at once, even within the same
+   * tick of the database's clock.
+   */
   async claim(token: string, leaseMs: number): Promise<LeasedJob | undefined> {
     const [rows] = (await this.dataSource.query(
       `UPDATE file_search_vector_store_files f
        SET lease_owner = $1, lease_expires_at = now() + $2 * interval '1 millisecond', attempts = f.attempts + 1
        FROM (
          SELECT vector_store_id, file_id FROM file_search_vector_store_files
-         WHERE status = 'in_progress' AND (lease_expires_at IS NULL OR lease_expires_at < now())
+         WHERE status = 'in_progress' AND (lease_expires_at IS NULL OR lease_expires_at <= now())
          ORDER BY created_at
          LIMIT 1
          FOR UPDATE SKIP LOCKED
