@@ -46,6 +46,8 @@ describe('output scanning of MCP tool results', () => {
     await t?.close();
     await server?.stop();
   });
+  // Tests that set output_scan on the tool must not leave it for the next: each starts on the catalog default.
+  beforeEach(() => t.http.put(`/v1/tools/${toolId}`).set(bearer(t.adminKey)).send({ output_scan: null }).expect(200));
 
   it('passes an ordinary result on unmarked', async () => {
     answer = { text: 'Weather: 12°C, light rain.' };
