@@ -7,16 +7,18 @@ import { startFakeEmbeddingServer } from './support/fake-embedding-server';
  * schema migrates, full-text search works, and asking for embeddings stops start-up with the fix named.
  */
 describe('file_search on PostgreSQL without pgvector', () => {
-  let t: TestApp;
+  let t: TestApp | undefined;
   let client: OpenAI;
+  afterEach(async () => {
+    await t?.close();
+    t = undefined;
+  });
 
-  beforeAll(async () => {
+  // The service starts inside the test: a start that fails in the same process (the other tests) resets
+  // nestjs-cls's process-wide plugin hooks, which an app started earlier would then trip over.
+  it('indexes and searches in full-text mode', async () => {
     t = await startApp('postgres', { config: { builtins: { file_search: { poll_interval: '100ms' } } } });
     client = new OpenAI({ baseURL: `${t.baseUrl}/v1`, apiKey: t.adminKey, maxRetries: 0 });
-  });
-  afterAll(() => t?.close());
-
-  it('indexes and searches in full-text mode', async () => {
     const store = await client.vectorStores.create({ name: 'postgres' });
     const a = await client.vectorStores.files.uploadAndPoll(
       store.id,
