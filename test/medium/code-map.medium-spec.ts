@@ -1,8 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { validateConfig } from '../../src/config/config.loader';
-import { Database } from '../../src/database/database';
-import { createTestDatabase, TestDatabase } from '../support/databases';
+import { mediumContext } from '../support/medium';
 
 const ROOT = join(__dirname, '../..');
 const SECTION = '### Where the code is';
@@ -62,24 +60,19 @@ describe('the README code map', () => {
   });
 
   describe('lists the owner of every table the migrations create', () => {
-    let database: TestDatabase;
     let tables: string[];
 
     beforeAll(async () => {
-      database = await createTestDatabase('postgres');
-      const opened = await Database.open(
-        validateConfig({ data_dir: database.dataDir, database: { url: database.url }, logging: { level: 'silent' } }),
-      );
+      const migrated = await mediumContext('postgres', { entities: [] });
       try {
-        const rows = (await opened.dataSource.query(
+        const rows = (await migrated.dataSource.query(
           `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`,
         )) as { table_name: string }[];
         tables = rows.map((row) => row.table_name).sort();
       } finally {
-        await opened.close();
+        await migrated.close();
       }
     });
-    afterAll(() => database?.drop());
 
     it('with a file that exists and names the table', () => {
       expect(tables).toContain('tools');

@@ -7,7 +7,7 @@ import { createToolgate, Toolgate } from '../../src/app.factory';
 import { deepMerge, validateConfig } from '../../src/config/config.loader';
 import type { ConfigInput } from '../../src/config/config.schema';
 import { randomToken } from '../../src/common/ids';
-import { createTestDatabase, Engine, TestDatabase } from './databases';
+import { createTestDatabase, Engine, TestDatabase, testConfigBase } from './databases';
 import type { ProviderModule } from '../../src/tools/builtins/builtin-modules';
 import type { Clock } from '../../src/common/clock';
 
@@ -41,13 +41,9 @@ export async function startApp(engine: Engine, options: StartOptions = {}): Prom
   const config = validateConfig(
     deepMerge(
       {
+        ...testConfigBase(database),
         server: { port: 0, host: '127.0.0.1', shutdown_grace_period: 1000 },
-        data_dir: database.dataDir,
-        database: { url: database.url, pool_size: 5 },
         auth: { admin_api_key: adminKey },
-        logging: { level: 'silent' },
-        // An external database needs a credentials key; a test wanting none passes `encryption_key: undefined`.
-        secrets: { encryption_key: 'dG9vbGdhdGUtdGVzdC1rZXktMzItYnl0ZXMtbG9uZyE=' },
       },
       options.config ?? {},
     ),

@@ -49,3 +49,16 @@ export async function adminQuery(sql: string): Promise<void> {
     await client.end();
   }
 }
+
+/**
+ * The config a test service starts from on `database`: silent logs, a small pool and a credentials key (an
+ * external database needs one; a test wanting none passes `encryption_key: undefined`).
+ */
+export function testConfigBase(database: TestDatabase) {
+  return {
+    data_dir: database.dataDir,
+    database: { url: database.url, pool_size: 5 },
+    logging: { level: 'silent' },
+    secrets: { encryption_key: 'dG9vbGdhdGUtdGVzdC1rZXktMzItYnl0ZXMtbG9uZyE=' },
+  };
+}

@@ -8,7 +8,7 @@ import type { ConfigInput } from '../../src/config/config.schema';
 import { CoreModule } from '../../src/core.module';
 import type { MappedEntities } from '../../src/database/data-source.factory';
 import { Database } from '../../src/database/database';
-import { createTestDatabase, Engine } from './databases';
+import { createTestDatabase, Engine, testConfigBase } from './databases';
 
 export interface MediumOptions {
   /** The mapped entities: those of the modules under test only. */
@@ -35,17 +35,7 @@ export interface MediumContext {
  */
 export async function mediumContext(engine: Engine, options: MediumOptions): Promise<MediumContext> {
   const database = await createTestDatabase(engine);
-  const config = validateConfig(
-    deepMerge(
-      {
-        data_dir: database.dataDir,
-        database: { url: database.url, pool_size: 5 },
-        logging: { level: 'silent' },
-        secrets: { encryption_key: 'dG9vbGdhdGUtdGVzdC1rZXktMzItYnl0ZXMtbG9uZyE=' },
-      },
-      options.config ?? {},
-    ),
-  );
+  const config = validateConfig(deepMerge(testConfigBase(database), options.config ?? {}));
   const opened = await Database.open(config, options.entities).catch(async (error: unknown) => {
     await database.drop();
     throw error;
