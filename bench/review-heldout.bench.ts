@@ -1,48 +1,46 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { autoReview, autoReviewWithout, type ReviewSubject } from '../src/tools/catalog/auto-review';
-import type { Permission } from '../src/tools/catalog/catalog.types';
+import { autoReview, autoReviewWithout } from '../src/tools/catalog/auto-review';
 import { FAMILY_CHECKS, type FamilyCheck } from '../src/tools/catalog/review/findings';
+import { SentenceModel } from '../src/tools/catalog/review/model/sentence-model';
+import { type CorpusTool, loadCorpus, shippedTrainingSet, subjectOf } from './support/review-corpus';
+import { trainCalibrated } from './support/review-model-training';
 
 /** catalog.mandatory_review_threshold's default: below it, a human must review the tool. */
 const THRESHOLD = 70;
-const FIXTURES = join(__dirname, '../../test/fixtures/auto-review');
-
-interface CorpusTool {
-  name: string;
-  description: string;
-  inputSchema: unknown;
-  outputSchema?: unknown;
-  annotations?: Record<string, unknown>;
-  permissions: Permission[];
-  source?: string;
-  family?: string;
-  split?: Split;
-}
 
 /**
- * Splits of attack-families.json, each written before it was first scored: `tune` was tuned on; `heldout`
- * was written with it and scored after the checks were frozen; `heldout-2` and `heldout-3` were written after
- * that, each scored once against frozen checks. The misses of every split were then read and the checks
- * widened, so none of them is unseen any more. `heldout-4` was written by someone who had not read the checks,
- * and scored once after they were frozen: it is the unseen split.
+ * Splits of the attack fixtures, each written before it was first scored. `tune` was tuned on; `heldout` was
+ * written with it and scored after the checks were frozen; `heldout-2`, `heldout-3` and `heldout-4` were
+ * written later, each scored once against frozen checks (`heldout-4` by someone who had not read the checks).
+ * The misses of every one of them were then read, and the rule checks widened and the sentence model trained
+ * on them, so none of them is unseen any more. `heldout-5` (attack-heldout-5.json) was written by someone who
+ * had not read the checks and scored once on the first sentence model; its misses were read and it is now
+ * training data. `heldout-6` (attack-heldout-6.json) was written the same way, before the shipped model was
+ * trained, and is in no training set: it is the unseen split.
  */
-const SPLITS = ['tune', 'heldout', 'heldout-2', 'heldout-3', 'heldout-4'] as const;
+const SPLITS = [
+  'tune',
+  'heldout',
+  'heldout-2',
+  'heldout-3',
+  'heldout-4',
+  'heldout-5',
+  'heldout-6',
+  'heldout-7',
+] as const;
 type Split = (typeof SPLITS)[number];
-
-const load = (file: string) => JSON.parse(readFileSync(join(FIXTURES, file), 'utf8')) as CorpusTool[];
-
-function subjectOf(tool: CorpusTool): ReviewSubject {
-  return {
-    name: tool.name,
-    description: tool.description,
-    schema: tool.inputSchema,
-    outputSchema: tool.outputSchema,
-    permissions: tool.permissions,
-    annotations: tool.annotations,
-    sourceType: 'mcp',
-  };
-}
+/** The splits no version of the checks or the model was tuned or trained on. */
+const UNSEEN_SPLITS: Split[] = ['heldout-6', 'heldout-7'];
+const SPLIT_LABEL: Record<Split | 'all', string> = {
+  tune: 'tune',
+  heldout: 'held-out',
+  'heldout-2': 'held-out 2',
+  'heldout-3': 'held-out 3',
+  'heldout-4': 'held-out 4',
+  'heldout-5': 'held-out 5',
+  'heldout-6': 'UNSEEN 6',
+  'heldout-7': 'UNSEEN 7',
+  all: 'UNSEEN 6 and 7',
+};
 
 /**
  * Probability that a random attack scores below a random benign tool (ties count half): the area under the
@@ -68,57 +66,102 @@ function auc(attackScores: number[], benignScores: number[]): number {
 
 const pct = (part: number, whole: number) => (whole ? `${((part / whole) * 100).toFixed(1)}%` : '-').padStart(6);
 const fixed = (value: number) => (Number.isNaN(value) ? '-' : value.toFixed(3)).padStart(5);
+const cell = (detected: number, of: number) => `${pct(detected, of)} (${detected}/${of})`.padStart(15);
+
+/** The check written for a family, switched off for its leave-one-family-out run. */
+function lofoCheck(family: string): FamilyCheck[] {
+  const check = FAMILY_CHECKS.find((name) => name === family);
+  if (!check) throw new Error(`attack fixtures: family ${family} has no check in FAMILY_CHECKS`);
+  return [check];
+}
 
 /**
  * The held-out protocol for the automated review (`npm run bench review-heldout`).
  *
- * - attack-families.json: attacks written per family before the checks were tuned on them; every third of a
- *   family (`split: "heldout"`) was never looked at while tuning; `heldout-2` and `heldout-3`, six more per
- *   family each, and `heldout-4`, ten more per family, were written later (see SPLITS). Detection and AUC are
- *   reported per family and split; AUC compares a family's attacks with the held-out benign tools of all three
- *   held-out benign files.
- * - Leave one family out: each family has one check written for it (review/*.check.ts, FAMILY_CHECKS). With
- *   that check switched off, what the others still catch of the family (all its attacks) is how far the rest
- *   generalises to a family nobody wrote a check for.
- * - benign.json and malicious.json: the older corpus, used for tuning throughout.
- * - benign-heldout.json: real tools of MCP servers in no other fixture; the servers marked `split: "tune"`
- *   had their false positives reported before, the rest were never tuned on.
- * - benign-heldout-2.json: real tools of further servers in no other fixture, captured after the checks last
- *   changed.
- * - benign-heldout-3.json: real tools of further servers in no other fixture, captured after the checks' false
- *   positives on benign-heldout-2.json were read; never tuned on.
+ * - The unseen test: attack-heldout-6.json (20 attacks per family, written blind) and benign-heldout-5.json
+ *   (real tools of 64 MCP servers in no other fixture, captured blind). Neither was read while the checks were
+ *   written nor trained on. Reported for the rule checks alone and for the whole review (rules and the shipped
+ *   sentence model).
+ * - attack-families.json: attacks per family in the splits above; detection and AUC per family and split.
+ *   AUC compares a family's attacks with the benign tools of benign-heldout-5.json.
+ * - Leave one family out: each family has one rule check written for it (review/*.check.ts, FAMILY_CHECKS).
+ *   With that check switched off, and with a sentence model trained and calibrated without the family's attacks
+ *   (malicious.json, the older corpus without families, stays in), what the review still catches of the family (every split) is how far it generalises to a family
+ *   nobody wrote a check for or trained on.
+ * - benign*.json: false positives per file; benign.json and the `tune` servers of benign-heldout.json were tuned
+ *   on throughout; the other files were captured blind and are now training data of the sentence model.
  *
  * The catalog every tool is reviewed against holds all benign tools, as a registry serving these servers would.
  */
-/** The check written for a family, switched off for its leave-one-family-out run. */
-function lofoCheck(family: string): FamilyCheck[] {
-  const check = FAMILY_CHECKS.find((name) => name === family);
-  if (!check) throw new Error(`attack-families.json: family ${family} has no check in FAMILY_CHECKS`);
-  return [check];
-}
-
 export async function run(): Promise<void> {
-  const benign = load('benign.json');
-  const benignNew = load('benign-heldout.json');
-  const benignNew2 = load('benign-heldout-2.json');
-  const benignNew3 = load('benign-heldout-3.json');
-  const legacy = load('malicious.json');
-  const attacks = load('attack-families.json');
-  const catalog = [...benign, ...benignNew, ...benignNew2, ...benignNew3].map((tool) => tool.name);
+  const benignFiles = [
+    'benign.json',
+    'benign-heldout.json',
+    'benign-heldout-2.json',
+    'benign-heldout-3.json',
+    'benign-heldout-4.json',
+    'benign-handwritten.json',
+  ];
+  const [benign, benignNew, benignNew2, benignNew3, benignNew4, handwritten] = benignFiles.map(loadCorpus);
+  const unseenServers = loadCorpus('benign-heldout-5.json');
+  const unseenHandwritten = loadCorpus('benign-handwritten-heldout.json');
+  const legacy = loadCorpus('malicious.json');
+  const attacks = [
+    'attack-families.json',
+    'attack-heldout-5.json',
+    'attack-heldout-6.json',
+    'attack-heldout-7.json',
+  ].flatMap(loadCorpus);
+  const catalog = [benign, benignNew, benignNew2, benignNew3, benignNew4, unseenServers]
+    .flat()
+    .map((tool) => tool.name);
   const score = (tool: CorpusTool) => autoReview(subjectOf(tool), catalog).score;
+  const ruleScore = (tool: CorpusTool) => autoReviewWithout(subjectOf(tool), catalog, [], null).score;
+  const families = [...new Set(attacks.map((t) => t.family!))];
 
+  console.log(`\nAutomated review, held-out protocol (threshold ${THRESHOLD})`);
+  console.log('\n  UNSEEN: attacks and benign tools neither read nor trained on');
+  const unseenAttacks = attacks.filter((t) => UNSEEN_SPLITS.includes(t.split as Split));
+  const unseenBenign = [...unseenServers, ...unseenHandwritten];
+  for (const [label, scoreOf] of [
+    ['rule checks alone', ruleScore],
+    ['whole review (rules + sentence model)', score],
+  ] as const) {
+    const benignScores = unseenBenign.map(scoreOf);
+    console.log(`    ${label}`);
+    for (const [set, tools] of [
+      ['benign-heldout-5.json (real servers)', unseenServers],
+      ['benign-handwritten-heldout.json', unseenHandwritten],
+    ] as const) {
+      const flagged = tools.map(scoreOf).filter((s) => s < THRESHOLD).length;
+      console.log(`      false positives, ${set.padEnd(40)} ${cell(flagged, tools.length)}`);
+    }
+    for (const split of [...UNSEEN_SPLITS, 'all'] as const) {
+      const scores = unseenAttacks.filter((t) => split === 'all' || t.split === split).map(scoreOf);
+      console.log(
+        `      detection, ${SPLIT_LABEL[split].padEnd(48)} ${cell(scores.filter((s) => s < THRESHOLD).length, scores.length)}   AUC ${fixed(auc(scores, benignScores))}`,
+      );
+    }
+    for (const family of families) {
+      const scores = unseenAttacks.filter((t) => t.family === family).map(scoreOf);
+      console.log(
+        `        ${family.padEnd(50)} ${cell(scores.filter((s) => s < THRESHOLD).length, scores.length)}   AUC ${fixed(auc(scores, benignScores))}`,
+      );
+    }
+  }
+
+  console.log('\n  False positives (benign tools scoring below the threshold), whole review');
   const benignSets: [string, CorpusTool[]][] = [
     ['benign.json (tuning)', benign],
     ['benign-heldout.json, tuning servers', benignNew.filter((t) => t.split === 'tune')],
-    ['benign-heldout.json, held-out servers', benignNew.filter((t) => t.split !== 'tune')],
-    ['benign-heldout-2.json, new servers', benignNew2],
-    ['benign-heldout-3.json, new servers', benignNew3],
+    ['benign-heldout.json, other servers', benignNew.filter((t) => t.split !== 'tune')],
+    ['benign-heldout-2.json', benignNew2],
+    ['benign-heldout-3.json', benignNew3],
+    ['benign-heldout-4.json', benignNew4],
+    ['benign-handwritten.json', handwritten],
+    ['benign-heldout-5.json (UNSEEN)', unseenServers],
+    ['benign-handwritten-heldout.json (UNSEEN)', unseenHandwritten],
   ];
-  const heldoutBenign = [...benignSets[2][1], ...benignSets[3][1], ...benignSets[4][1]];
-  const heldoutBenignScores = heldoutBenign.map(score);
-
-  console.log(`\nAutomated review, held-out protocol (threshold ${THRESHOLD})`);
-  console.log('\n  False positives (benign tools scoring below the threshold)');
   for (const [label, tools] of benignSets) {
     const flagged = tools.filter((t) => score(t) < THRESHOLD);
     const servers = new Set(tools.map((t) => t.source)).size;
@@ -126,50 +169,45 @@ export async function run(): Promise<void> {
       `    ${label.padEnd(40)} ${pct(flagged.length, tools.length)}  (${flagged.length}/${tools.length} tools, ${servers} servers)`,
     );
   }
-
   const flaggedByServer = new Map<string, number>();
-  for (const tool of heldoutBenign)
+  for (const tool of unseenServers)
     if (score(tool) < THRESHOLD) flaggedByServer.set(tool.source!, (flaggedByServer.get(tool.source!) ?? 0) + 1);
   for (const [server, count] of [...flaggedByServer].sort((a, b) => b[1] - a[1]))
     console.log(`      ${server.replace(/^npm:/, '').padEnd(56)} ${String(count).padStart(3)}`);
 
-  console.log('\n  Detection per family (attacks scoring below the threshold), AUC against held-out benign tools');
-  const splitLabel = {
-    tune: 'tune',
-    heldout: 'held-out',
-    'heldout-2': 'held-out 2',
-    'heldout-3': 'held-out 3',
-    'heldout-4': 'held-out 4',
-  };
   console.log(
-    `    ${'family'.padEnd(24)} ${SPLITS.map((split) => splitLabel[split].padStart(15)).join(' ')} ${SPLITS.map((split) => `AUC ${splitLabel[split]}`.padStart(15)).join(' ')} ${'LOFO (all)'.padStart(15)}`,
+    "\n  Detection per family and split (whole review); LOFO: without the family's rule check and with a sentence\n" +
+      '  model trained and calibrated without the family',
   );
-  const families = [...new Set(attacks.map((t) => t.family!))];
-  const totals = new Map(SPLITS.map((split) => [split, { detected: 0, scores: [] as number[] }]));
-  const cell = (detected: number, of: number) => `${pct(detected, of)} (${detected}/${of})`.padStart(15);
+  console.log(
+    `    ${'family'.padEnd(24)} ${SPLITS.map((split) => SPLIT_LABEL[split].padStart(15)).join(' ')} ${'LOFO (all)'.padStart(15)}`,
+  );
+  const totals = new Map(SPLITS.map((split) => [split, { detected: 0, of: 0 }]));
+  const lofoTotal = { detected: 0, of: 0 };
   for (const family of families) {
     const cells: string[] = [];
-    const aucs: string[] = [];
     for (const split of SPLITS) {
       const scores = attacks.filter((t) => t.family === family && t.split === split).map(score);
       const detected = scores.filter((s) => s < THRESHOLD).length;
       totals.get(split)!.detected += detected;
-      totals.get(split)!.scores.push(...scores);
+      totals.get(split)!.of += scores.length;
       cells.push(cell(detected, scores.length));
-      aucs.push(fixed(auc(scores, heldoutBenignScores)).padStart(15));
     }
+    const foldModel = SentenceModel.fromData(trainCalibrated(shippedTrainingSet((t) => t.family === family)));
     const own = attacks.filter((t) => t.family === family);
     const withoutOwn = own.filter(
-      (t) => autoReviewWithout(subjectOf(t), catalog, lofoCheck(family)).score < THRESHOLD,
+      (t) => autoReviewWithout(subjectOf(t), catalog, lofoCheck(family), foldModel).score < THRESHOLD,
     ).length;
-    console.log(`    ${family.padEnd(24)} ${cells.join(' ')} ${aucs.join(' ')} ${cell(withoutOwn, own.length)}`);
+    lofoTotal.detected += withoutOwn;
+    lofoTotal.of += own.length;
+    console.log(`    ${family.padEnd(24)} ${cells.join(' ')} ${cell(withoutOwn, own.length)}`);
   }
   console.log(
-    `    ${'all families'.padEnd(24)} ${SPLITS.map((split) => cell(totals.get(split)!.detected, totals.get(split)!.scores.length)).join(' ')} ${SPLITS.map((split) => fixed(auc(totals.get(split)!.scores, heldoutBenignScores)).padStart(15)).join(' ')}`,
+    `    ${'all families'.padEnd(24)} ${SPLITS.map((split) => cell(totals.get(split)!.detected, totals.get(split)!.of)).join(' ')} ${cell(lofoTotal.detected, lofoTotal.of)}`,
   );
   const legacyScores = legacy.map(score);
   const legacyDetected = legacyScores.filter((s) => s < THRESHOLD).length;
   console.log(
-    `    ${'malicious.json (tuning)'.padEnd(24)} ${cell(legacyDetected, legacy.length)}   AUC ${fixed(auc(legacyScores, heldoutBenignScores))}`,
+    `    ${'malicious.json (tuning)'.padEnd(24)} ${cell(legacyDetected, legacy.length)}   AUC ${fixed(auc(legacyScores, unseenBenign.map(score)))}`,
   );
 }

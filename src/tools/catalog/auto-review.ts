@@ -1,5 +1,7 @@
 import type { AutoReviewResult, Permission, SourceType } from './catalog.types';
 import { checkAnnotations } from './review/annotations.check';
+import { checkSentenceModel, shippedSentenceModel } from './review/learned.check';
+import type { SentenceModel } from './review/model/sentence-model';
 import { type FamilyCheck, Findings, type Kind } from './review/findings';
 import { checkName } from './review/impersonation.check';
 import { checkParameters } from './review/parameters.check';
@@ -42,29 +44,31 @@ export interface ReviewSubject {
  * issues of one kind cannot sink a tool alone.
  */
 export function autoReview(subject: ReviewSubject, otherToolNames: string[] = []): AutoReviewResult {
-  return review(subject, otherToolNames, new Findings());
+  return review(subject, otherToolNames, new Findings(), shippedSentenceModel());
 }
 
 /**
- * The review with some family checks switched off: what the remaining checks catch of a family they were not
- * written for (the leave-one-family-out figures of `npm run bench review-heldout`).
+ * The review with some family checks switched off, and another sentence model (or none, `null`): what the remaining
+ * checks catch of a family they were not written for, with a model that never saw it (the leave-one-family-out
+ * figures of `npm run bench review-heldout`).
  */
 export function autoReviewWithout(
   subject: ReviewSubject,
   otherToolNames: string[],
   without: readonly FamilyCheck[],
+  model: SentenceModel | null = shippedSentenceModel(),
 ): AutoReviewResult {
-  return review(subject, otherToolNames, new Findings(undefined, without));
+  return review(subject, otherToolNames, new Findings(undefined, without), model);
 }
 
-function review(subject: ReviewSubject, otherToolNames: string[], findings: Findings): AutoReviewResult {
+function review(
+  subject: ReviewSubject,
+  otherToolNames: string[],
+  findings: Findings,
+  model: SentenceModel | null,
+): AutoReviewResult {
   const others = [...new Set(otherToolNames)].filter((other) => other !== subject.name);
-  const texts = [
-    { where: 'description', text: subject.description ?? '' },
-    ...annotationTexts(subject.annotations),
-    ...schemaTexts(subject.schema, '$'),
-    ...schemaTexts(subject.outputSchema, 'output $'),
-  ];
+  const texts = reviewedTexts(subject);
   const parameters = allParameters(subject.schema, '$');
 
   checkParameters(subject, parameters, findings);
@@ -82,9 +86,20 @@ function review(subject: ReviewSubject, otherToolNames: string[], findings: Find
     catalog: new Set(others.map(foldName)),
   };
   for (const { where, text } of texts) checkText(where, text, context, findings);
+  if (model) checkSentenceModel(texts, model, findings);
   checkName(subject, others, findings);
 
   return findings.summarize();
+}
+
+/** Every text of a tool a model reads: its description, its annotations' texts and the texts of both schemas. */
+export function reviewedTexts(subject: ReviewSubject): { where: string; text: string }[] {
+  return [
+    { where: 'description', text: subject.description ?? '' },
+    ...annotationTexts(subject.annotations),
+    ...schemaTexts(subject.schema, '$'),
+    ...schemaTexts(subject.outputSchema, 'output $'),
+  ];
 }
 
 /** The longest tool output scanned: injections sit where a model reads first, and the cost stays bounded. */

@@ -1,0 +1,64 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type ReviewSubject, reviewedTexts } from '../../src/tools/catalog/auto-review';
+import type { Permission } from '../../src/tools/catalog/catalog.types';
+import type { SourcedTrainingTool } from './review-model-training';
+
+/** A tool of the review fixtures (test/fixtures/auto-review). */
+export interface CorpusTool {
+  name: string;
+  description: string;
+  inputSchema: unknown;
+  outputSchema?: unknown;
+  annotations?: Record<string, unknown>;
+  permissions: Permission[];
+  source?: string;
+  family?: string;
+  split?: string;
+}
+
+const FIXTURES = join(__dirname, '../../../test/fixtures/auto-review');
+
+export const loadCorpus = (file: string) => JSON.parse(readFileSync(join(FIXTURES, file), 'utf8')) as CorpusTool[];
+
+export function subjectOf(tool: CorpusTool): ReviewSubject {
+  return {
+    name: tool.name,
+    description: tool.description,
+    schema: tool.inputSchema,
+    outputSchema: tool.outputSchema,
+    permissions: tool.permissions,
+    annotations: tool.annotations,
+    sourceType: 'mcp',
+  };
+}
+
+export function trainingTool(tool: CorpusTool, attack: boolean): SourcedTrainingTool {
+  return { texts: reviewedTexts(subjectOf(tool)), attack, source: tool.source ?? 'attack' };
+}
+
+/**
+ * The benign fixtures the shipped sentence model learns from: real servers' tools, and hand-written ones so that
+ * the model does not learn how hand-written text reads (the attacks are hand-written) instead of what it says.
+ * benign-heldout-5.json and benign-handwritten-heldout.json are kept out: they measure.
+ */
+export const TRAINING_BENIGN = [
+  'benign.json',
+  'benign-heldout.json',
+  'benign-heldout-2.json',
+  'benign-heldout-3.json',
+  'benign-heldout-4.json',
+  'benign-handwritten.json',
+];
+/** The attack fixtures the shipped sentence model learns from. attack-heldout-6 and -7 are kept out: they measure. */
+export const TRAINING_ATTACKS = ['malicious.json', 'attack-families.json', 'attack-heldout-5.json'];
+
+/** What the shipped model is trained on, less the attacks `leaveOut` rejects (a family, for its LOFO run). */
+export function shippedTrainingSet(leaveOut: (attack: CorpusTool) => boolean = () => false): SourcedTrainingTool[] {
+  return [
+    ...TRAINING_BENIGN.flatMap(loadCorpus).map((tool) => trainingTool(tool, false)),
+    ...TRAINING_ATTACKS.flatMap(loadCorpus)
+      .filter((tool) => !leaveOut(tool))
+      .map((tool) => trainingTool(tool, true)),
+  ];
+}

@@ -1,0 +1,30 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { shippedTrainingSet } from './support/review-corpus';
+import { trainCalibrated } from './support/review-model-training';
+
+const OUT = join(__dirname, '../../src/tools/catalog/review/model/sentence-model.data.ts');
+
+/**
+ * `npm run train:review-model`: trains the automated review's sentence model on the review fixtures
+ * (review-corpus.ts says which) and writes it to src/tools/catalog/review/model/sentence-model.data.ts.
+ * Deterministic: the same fixtures give the same file.
+ */
+function main(): void {
+  const started = Date.now();
+  const tools = shippedTrainingSet();
+  const model = trainCalibrated(tools);
+  writeFileSync(
+    OUT,
+    `import type { SentenceModelData } from './sentence-model';\n\n` +
+      `/** Written by \`npm run train:review-model\` from the review fixtures; do not edit. */\n` +
+      `export const SENTENCE_MODEL: SentenceModelData = ${JSON.stringify(model)};\n`,
+  );
+  const weights = Buffer.from(model.weights, 'base64').length / 8;
+  console.log(
+    `Trained on ${tools.length} tools (${tools.filter((t) => t.attack).length} attacks) in ${Date.now() - started} ms: ` +
+      `${weights} weights, flag ${model.flag.toFixed(3)}, strong ${model.strong.toFixed(3)} -> ${OUT}`,
+  );
+}
+
+main();
