@@ -12,10 +12,11 @@ const THRESHOLD = 70;
  * written with it and scored after the checks were frozen; `heldout-2`, `heldout-3` and `heldout-4` were
  * written later, each scored once against frozen checks (`heldout-4` by someone who had not read the checks).
  * The misses of every one of them were then read, and the rule checks widened and the sentence model trained
- * on them, so none of them is unseen any more. `heldout-5` (attack-heldout-5.json) was written by someone who
- * had not read the checks and scored once on the first sentence model; its misses were read and it is now
- * training data. `heldout-6` (attack-heldout-6.json) was written the same way, before the shipped model was
- * trained, and is in no training set: it is the unseen split.
+ * on them, so none of them is unseen any more. `heldout-5` to `heldout-8` (attack-heldout-N.json) were each
+ * written by someone who had not read the checks, committed, and scored on the review of the day before anyone
+ * read them (5 on the first sentence model, 6 and 7 on the third, 8 on the shipped one); 5 to 7 then became
+ * training data. `heldout-8` is in no training set: it is the unseen split. `train-a` and `train-b`
+ * (attack-training-a/b.json) were written as training data only and count in the leave-one-family-out runs.
  */
 const SPLITS = [
   'tune',
@@ -26,10 +27,11 @@ const SPLITS = [
   'heldout-5',
   'heldout-6',
   'heldout-7',
+  'heldout-8',
 ] as const;
 type Split = (typeof SPLITS)[number];
 /** The splits no version of the checks or the model was tuned or trained on. */
-const UNSEEN_SPLITS: Split[] = ['heldout-6', 'heldout-7'];
+const UNSEEN_SPLITS: Split[] = ['heldout-8'];
 const SPLIT_LABEL: Record<Split | 'all', string> = {
   tune: 'tune',
   heldout: 'held-out',
@@ -37,9 +39,10 @@ const SPLIT_LABEL: Record<Split | 'all', string> = {
   'heldout-3': 'held-out 3',
   'heldout-4': 'held-out 4',
   'heldout-5': 'held-out 5',
-  'heldout-6': 'UNSEEN 6',
-  'heldout-7': 'UNSEEN 7',
-  all: 'UNSEEN 6 and 7',
+  'heldout-6': 'held-out 6',
+  'heldout-7': 'held-out 7',
+  'heldout-8': 'UNSEEN 8',
+  all: 'all unseen',
 };
 
 /**
@@ -78,18 +81,18 @@ function lofoCheck(family: string): FamilyCheck[] {
 /**
  * The held-out protocol for the automated review (`npm run bench review-heldout`).
  *
- * - The unseen test: attack-heldout-6.json (20 attacks per family, written blind) and benign-heldout-5.json
- *   (real tools of 64 MCP servers in no other fixture, captured blind). Neither was read while the checks were
- *   written nor trained on. Reported for the rule checks alone and for the whole review (rules and the shipped
- *   sentence model).
- * - attack-families.json: attacks per family in the splits above; detection and AUC per family and split.
- *   AUC compares a family's attacks with the benign tools of benign-heldout-5.json.
+ * - The unseen test: attack-heldout-8.json (20 attacks per family, written blind) against the benign tools no
+ *   version of the checks or the model was tuned or trained on: benign-heldout-5.json (real tools of 64 MCP
+ *   servers in no other fixture, captured blind) and benign-handwritten-heldout(-2).json (400 hand-written
+ *   tools, written blind). Their flagged tools have not been read. Reported for the rule checks alone and for
+ *   the whole review (rules and the shipped sentence model), with AUC.
+ * - Detection per family and split of every attack round (SPLITS).
  * - Leave one family out: each family has one rule check written for it (review/*.check.ts, FAMILY_CHECKS).
- *   With that check switched off, and with a sentence model trained and calibrated without the family's attacks
- *   (malicious.json, the older corpus without families, stays in), what the review still catches of the family (every split) is how far it generalises to a family
- *   nobody wrote a check for or trained on.
- * - benign*.json: false positives per file; benign.json and the `tune` servers of benign-heldout.json were tuned
- *   on throughout; the other files were captured blind and are now training data of the sentence model.
+ *   With that check switched off, and with a sentence model trained and calibrated without the family's
+ *   attacks (malicious.json, the older corpus without families, stays in), what the review still catches of
+ *   the family (every split) is how far it generalises to a family nobody wrote a check for or trained on.
+ * - benign*.json: false positives per file; benign.json and the `tune` servers of benign-heldout.json were
+ *   tuned on throughout; benign-heldout-2 to -4 were captured blind, scored, and are now training data.
  *
  * The catalog every tool is reviewed against holds all benign tools, as a registry serving these servers would.
  */
@@ -101,16 +104,24 @@ export async function run(): Promise<void> {
     'benign-heldout-3.json',
     'benign-heldout-4.json',
     'benign-handwritten.json',
+    'benign-handwritten-2.json',
   ];
-  const [benign, benignNew, benignNew2, benignNew3, benignNew4, handwritten] = benignFiles.map(loadCorpus);
+  const [benign, benignNew, benignNew2, benignNew3, benignNew4, handwritten, handwritten2] =
+    benignFiles.map(loadCorpus);
   const unseenServers = loadCorpus('benign-heldout-5.json');
-  const unseenHandwritten = loadCorpus('benign-handwritten-heldout.json');
+  const unseenHandwritten = [
+    ...loadCorpus('benign-handwritten-heldout.json'),
+    ...loadCorpus('benign-handwritten-heldout-2.json'),
+  ];
   const legacy = loadCorpus('malicious.json');
   const attacks = [
     'attack-families.json',
     'attack-heldout-5.json',
     'attack-heldout-6.json',
     'attack-heldout-7.json',
+    'attack-heldout-8.json',
+    'attack-training-a.json',
+    'attack-training-b.json',
   ].flatMap(loadCorpus);
   const catalog = [benign, benignNew, benignNew2, benignNew3, benignNew4, unseenServers]
     .flat()
@@ -131,7 +142,7 @@ export async function run(): Promise<void> {
     console.log(`    ${label}`);
     for (const [set, tools] of [
       ['benign-heldout-5.json (real servers)', unseenServers],
-      ['benign-handwritten-heldout.json', unseenHandwritten],
+      ['benign-handwritten-heldout(-2).json', unseenHandwritten],
     ] as const) {
       const flagged = tools.map(scoreOf).filter((s) => s < THRESHOLD).length;
       console.log(`      false positives, ${set.padEnd(40)} ${cell(flagged, tools.length)}`);
@@ -159,8 +170,9 @@ export async function run(): Promise<void> {
     ['benign-heldout-3.json', benignNew3],
     ['benign-heldout-4.json', benignNew4],
     ['benign-handwritten.json', handwritten],
+    ['benign-handwritten-2.json', handwritten2],
     ['benign-heldout-5.json (UNSEEN)', unseenServers],
-    ['benign-handwritten-heldout.json (UNSEEN)', unseenHandwritten],
+    ['benign-handwritten-heldout(-2).json (UNSEEN)', unseenHandwritten],
   ];
   for (const [label, tools] of benignSets) {
     const flagged = tools.filter((t) => score(t) < THRESHOLD);
