@@ -236,6 +236,11 @@ export const configSchema = z
         output_scan_max_chars: integer().pipe(z.number().min(1024).max(1_048_576)).default(65_536),
         review: z
           .object({
+            /**
+             * Whether the learned sentence model (src/tools/catalog/review/model) scores definitions beside the
+             * rule checks. On by default; off leaves the rule checks alone (fewer false positives, fewer catches).
+             */
+            sentence_model: z.boolean().default(true),
             /** An OpenAI-compatible chat model that also judges every new or changed definition. Off when unset. */
             judge: z
               .object({

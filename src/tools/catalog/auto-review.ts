@@ -40,11 +40,18 @@ export interface ReviewSubject {
  *   Ordinary usage guidance ("you must call X first", "IMPORTANT: do not call more than 3 times",
  *   "do not put API keys in the query") is not a sign of malice and is not flagged.
  *
+ * Beside the rules, a learned model scores every sentence (review/learned.check.ts); `sentenceModel: false`
+ * (catalog.review.sentence_model) leaves the rules alone.
+ *
  * The score starts at 100; each finding takes off a penalty, capped per kind, so that many small
  * issues of one kind cannot sink a tool alone.
  */
-export function autoReview(subject: ReviewSubject, otherToolNames: string[] = []): AutoReviewResult {
-  return review(subject, otherToolNames, new Findings(), shippedSentenceModel());
+export function autoReview(
+  subject: ReviewSubject,
+  otherToolNames: string[] = [],
+  { sentenceModel = true }: { sentenceModel?: boolean } = {},
+): AutoReviewResult {
+  return review(subject, otherToolNames, new Findings(), sentenceModel ? shippedSentenceModel() : null);
 }
 
 /**

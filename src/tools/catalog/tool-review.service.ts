@@ -131,6 +131,7 @@ export class ToolReviewService implements OnApplicationBootstrap {
         annotations: entity.annotations ?? undefined,
       },
       otherToolNames,
+      { sentenceModel: this.config.catalog.review.sentence_model },
     );
     const checkedAt = this.clock.now().toISOString();
     entity.autoReview = {
