@@ -1,7 +1,7 @@
 import { autoReview, autoReviewWithout } from '../src/tools/catalog/auto-review';
 import { FAMILY_CHECKS, type FamilyCheck } from '../src/tools/catalog/review/findings';
 import { SentenceModel } from '../src/tools/catalog/review/model/sentence-model';
-import { type CorpusTool, loadCorpus, shippedTrainingSet, subjectOf } from './support/review-corpus';
+import { type CorpusTool, loadCorpus, shippedTrainingSet, subjectOf, TRAINING_BENIGN } from './support/review-corpus';
 import { trainCalibrated } from './support/review-model-training';
 
 /** catalog.mandatory_review_threshold's default: below it, a human must review the tool. */
@@ -14,9 +14,10 @@ const THRESHOLD = 70;
  * The misses of every one of them were then read, and the rule checks widened and the sentence model trained
  * on them, so none of them is unseen any more. `heldout-5` to `heldout-8` (attack-heldout-N.json) were each
  * written by someone who had not read the checks, committed, and scored on the review of the day before anyone
- * read them (5 on the first sentence model, 6 and 7 on the third, 8 on the shipped one); 5 to 7 then became
- * training data. `heldout-8` is in no training set: it is the unseen split. `train-a` and `train-b`
- * (attack-training-a/b.json) were written as training data only and count in the leave-one-family-out runs.
+ * read them (5 on the first sentence model, 6 on the second, 7 on the third, 8 on the fourth, 9 on the shipped
+ * one); 5 to 8 then became training data. `heldout-9` is in no training set: it is the unseen split.
+ * `train-a` to `train-d` (attack-training-*.json) were written as training data only and count in the
+ * leave-one-family-out runs.
  */
 const SPLITS = [
   'tune',
@@ -28,10 +29,11 @@ const SPLITS = [
   'heldout-6',
   'heldout-7',
   'heldout-8',
+  'heldout-9',
 ] as const;
 type Split = (typeof SPLITS)[number];
 /** The splits no version of the checks or the model was tuned or trained on. */
-const UNSEEN_SPLITS: Split[] = ['heldout-8'];
+const UNSEEN_SPLITS: Split[] = ['heldout-9'];
 const SPLIT_LABEL: Record<Split | 'all', string> = {
   tune: 'tune',
   heldout: 'held-out',
@@ -41,7 +43,8 @@ const SPLIT_LABEL: Record<Split | 'all', string> = {
   'heldout-5': 'held-out 5',
   'heldout-6': 'held-out 6',
   'heldout-7': 'held-out 7',
-  'heldout-8': 'UNSEEN 8',
+  'heldout-8': 'held-out 8',
+  'heldout-9': 'UNSEEN 9',
   all: 'all unseen',
 };
 
@@ -81,7 +84,7 @@ function lofoCheck(family: string): FamilyCheck[] {
 /**
  * The held-out protocol for the automated review (`npm run bench review-heldout`).
  *
- * - The unseen test: attack-heldout-8.json (20 attacks per family, written blind) against the benign tools no
+ * - The unseen test: attack-heldout-9.json (20 attacks per family, written blind) against the benign tools no
  *   version of the checks or the model was tuned or trained on: benign-heldout-5.json (real tools of 64 MCP
  *   servers in no other fixture, captured blind) and benign-handwritten-heldout(-2).json (400 hand-written
  *   tools, written blind). Their flagged tools have not been read. Reported for the rule checks alone and for
@@ -97,17 +100,7 @@ function lofoCheck(family: string): FamilyCheck[] {
  * The catalog every tool is reviewed against holds all benign tools, as a registry serving these servers would.
  */
 export async function run(): Promise<void> {
-  const benignFiles = [
-    'benign.json',
-    'benign-heldout.json',
-    'benign-heldout-2.json',
-    'benign-heldout-3.json',
-    'benign-heldout-4.json',
-    'benign-handwritten.json',
-    'benign-handwritten-2.json',
-  ];
-  const [benign, benignNew, benignNew2, benignNew3, benignNew4, handwritten, handwritten2] =
-    benignFiles.map(loadCorpus);
+  const training = new Map(TRAINING_BENIGN.map((file) => [file, loadCorpus(file)]));
   const unseenServers = loadCorpus('benign-heldout-5.json');
   const unseenHandwritten = [
     ...loadCorpus('benign-handwritten-heldout.json'),
@@ -120,12 +113,16 @@ export async function run(): Promise<void> {
     'attack-heldout-6.json',
     'attack-heldout-7.json',
     'attack-heldout-8.json',
+    'attack-heldout-9.json',
     'attack-training-a.json',
     'attack-training-b.json',
+    'attack-training-c.json',
+    'attack-training-d.json',
   ].flatMap(loadCorpus);
-  const catalog = [benign, benignNew, benignNew2, benignNew3, benignNew4, unseenServers]
-    .flat()
-    .map((tool) => tool.name);
+  // Real servers' tools only: the hand-written sets are not one registry's catalog.
+  const catalog = [...training, ['benign-heldout-5.json', unseenServers] as const]
+    .filter(([file]) => !file.startsWith('benign-handwritten'))
+    .flatMap(([, tools]) => tools.map((tool) => tool.name));
   const score = (tool: CorpusTool) => autoReview(subjectOf(tool), catalog).score;
   const ruleScore = (tool: CorpusTool) => autoReviewWithout(subjectOf(tool), catalog, [], null).score;
   const families = [...new Set(attacks.map((t) => t.family!))];
@@ -163,14 +160,14 @@ export async function run(): Promise<void> {
 
   console.log('\n  False positives (benign tools scoring below the threshold), whole review');
   const benignSets: [string, CorpusTool[]][] = [
-    ['benign.json (tuning)', benign],
-    ['benign-heldout.json, tuning servers', benignNew.filter((t) => t.split === 'tune')],
-    ['benign-heldout.json, other servers', benignNew.filter((t) => t.split !== 'tune')],
-    ['benign-heldout-2.json', benignNew2],
-    ['benign-heldout-3.json', benignNew3],
-    ['benign-heldout-4.json', benignNew4],
-    ['benign-handwritten.json', handwritten],
-    ['benign-handwritten-2.json', handwritten2],
+    ...[...training].flatMap(([file, tools]): [string, CorpusTool[]][] =>
+      file === 'benign-heldout.json'
+        ? [
+            [`${file}, tuning servers`, tools.filter((t) => t.split === 'tune')],
+            [`${file}, other servers`, tools.filter((t) => t.split !== 'tune')],
+          ]
+        : [[file, tools]],
+    ),
     ['benign-heldout-5.json (UNSEEN)', unseenServers],
     ['benign-handwritten-heldout(-2).json (UNSEEN)', unseenHandwritten],
   ];

@@ -43,7 +43,8 @@ if (process.argv.includes('--if-stale') && isCurrent()) process.exit(0);
 process.stderr.write('Building dist/ (tsc -p tsconfig.build.json)\n');
 try {
   build();
-} catch {
-  // tsc has printed its diagnostics already.
+} catch (error) {
+  // tsc has printed its diagnostics already; anything else (no TypeScript installed) has not.
+  if (error.code === 'MODULE_NOT_FOUND') process.stderr.write(`${error.message}\nRun npm ci first.\n`);
   process.exit(1);
 }

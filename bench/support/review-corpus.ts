@@ -50,10 +50,11 @@ export const TRAINING_BENIGN = [
   'benign-heldout-4.json',
   'benign-handwritten.json',
   'benign-handwritten-2.json',
+  'benign-handwritten-3.json',
 ];
 /**
  * The attack fixtures the shipped sentence model learns from: written attacks, the rounds that were once unseen
- * (each scored before it joined), and two sets written for training. attack-heldout-8.json is kept out: it
+ * (each scored before it joined), and four sets written for training. attack-heldout-9.json is kept out: it
  * measures.
  */
 export const TRAINING_ATTACKS = [
@@ -62,8 +63,11 @@ export const TRAINING_ATTACKS = [
   'attack-heldout-5.json',
   'attack-heldout-6.json',
   'attack-heldout-7.json',
+  'attack-heldout-8.json',
   'attack-training-a.json',
   'attack-training-b.json',
+  'attack-training-c.json',
+  'attack-training-d.json',
 ];
 
 /** What the shipped model is trained on, less the attacks `leaveOut` rejects (a family, for its LOFO run). */
