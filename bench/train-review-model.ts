@@ -16,7 +16,7 @@ function main(): void {
   const started = Date.now();
   const tools = shippedTrainingSet();
   const model = trainCalibrated(tools);
-  const weights = Buffer.from(model.weights, 'base64').length / 8;
+  const weights = model.weights.length / 16;
   const summary =
     `${tools.length} tools (${tools.filter((t) => t.attack).length} attacks) in ${Date.now() - started} ms: ` +
     `${weights} weights, flag ${model.flag.toFixed(3)}, strong ${model.strong.toFixed(3)}`;

@@ -4,7 +4,10 @@ import { MAX_SENTENCE, sentenceFeatures } from './features';
 /** A trained sentence model as shipped (sentence-model.data.ts) and as the trainer writes it. */
 export interface SentenceModelData {
   bias: number;
-  /** Sparse weights: little-endian pairs of a uint32 feature index and a float32 weight, base64. */
+  /**
+   * Sparse weights: little-endian pairs of a uint32 feature index and a float32 weight, in hex (base64 of this
+   * much data spells words by chance, such as the markers that flag unfinished code; hex spells none).
+   */
   weights: string;
   /** Logits at or above this flag a sentence for the reviewer: about 1 in 20 benign tools reach it. */
   flag: number;
@@ -33,7 +36,7 @@ export class SentenceModel {
   ) {}
 
   static fromData(data: SentenceModelData): SentenceModel {
-    const bytes = Buffer.from(data.weights, 'base64');
+    const bytes = Buffer.from(data.weights, 'hex');
     const weights = new Map<number, number>();
     for (let offset = 0; offset + 8 <= bytes.length; offset += 8)
       weights.set(bytes.readUInt32LE(offset), bytes.readFloatLE(offset + 4));
@@ -92,5 +95,5 @@ export function encodeWeights(weights: Map<number, number>): string {
     bytes.writeFloatLE(weight, offset + 4);
     offset += 8;
   }
-  return bytes.toString('base64');
+  return bytes.toString('hex');
 }
