@@ -1,7 +1,17 @@
 import { autoReview, autoReviewWithout } from '../src/tools/catalog/auto-review';
 import { FAMILY_CHECKS, type FamilyCheck } from '../src/tools/catalog/review/findings';
 import { SentenceModel } from '../src/tools/catalog/review/model/sentence-model';
-import { type CorpusTool, loadCorpus, shippedTrainingSet, subjectOf, TRAINING_BENIGN } from './support/review-corpus';
+import {
+  type CorpusTool,
+  HELDOUT_ATTACKS,
+  HELDOUT_BENIGN_HANDWRITTEN,
+  HELDOUT_BENIGN_SERVERS,
+  loadCorpus,
+  shippedTrainingSet,
+  subjectOf,
+  TRAINING_ATTACKS,
+  TRAINING_BENIGN,
+} from './support/review-corpus';
 import { trainCalibrated } from './support/review-model-training';
 
 /** catalog.mandatory_review_threshold's default: below it, a human must review the tool. */
@@ -74,6 +84,16 @@ const pct = (part: number, whole: number) => (whole ? `${((part / whole) * 100).
 const fixed = (value: number) => (Number.isNaN(value) ? '-' : value.toFixed(3)).padStart(5);
 const cell = (detected: number, of: number) => `${pct(detected, of)} (${detected}/${of})`.padStart(15);
 
+/** A tool's score computed on first use and kept. */
+function remembered(scoreOf: (tool: CorpusTool) => number): (tool: CorpusTool) => number {
+  const scores = new Map<CorpusTool, number>();
+  return (tool) => {
+    let score = scores.get(tool);
+    if (score === undefined) scores.set(tool, (score = scoreOf(tool)));
+    return score;
+  };
+}
+
 /** The check written for a family, switched off for its leave-one-family-out run. */
 function lofoCheck(family: string): FamilyCheck[] {
   const check = FAMILY_CHECKS.find((name) => name === family);
@@ -101,30 +121,22 @@ function lofoCheck(family: string): FamilyCheck[] {
  */
 export async function run(): Promise<void> {
   const training = new Map(TRAINING_BENIGN.map((file) => [file, loadCorpus(file)]));
-  const unseenServers = loadCorpus('benign-heldout-5.json');
-  const unseenHandwritten = [
-    ...loadCorpus('benign-handwritten-heldout.json'),
-    ...loadCorpus('benign-handwritten-heldout-2.json'),
-  ];
+  const unseenServers = HELDOUT_BENIGN_SERVERS.flatMap(loadCorpus);
+  const unseenHandwritten = HELDOUT_BENIGN_HANDWRITTEN.flatMap(loadCorpus);
   const legacy = loadCorpus('malicious.json');
-  const attacks = [
-    'attack-families.json',
-    'attack-heldout-5.json',
-    'attack-heldout-6.json',
-    'attack-heldout-7.json',
-    'attack-heldout-8.json',
-    'attack-heldout-9.json',
-    'attack-training-a.json',
-    'attack-training-b.json',
-    'attack-training-c.json',
-    'attack-training-d.json',
-  ].flatMap(loadCorpus);
+  // Every attack with a family: malicious.json, the older corpus without families, is reported on its own.
+  const attacks = [...TRAINING_ATTACKS, ...HELDOUT_ATTACKS]
+    .filter((file) => file !== 'malicious.json')
+    .flatMap(loadCorpus);
   // Real servers' tools only: the hand-written sets are not one registry's catalog.
-  const catalog = [...training, ['benign-heldout-5.json', unseenServers] as const]
+  const catalog = [...training]
     .filter(([file]) => !file.startsWith('benign-handwritten'))
-    .flatMap(([, tools]) => tools.map((tool) => tool.name));
-  const score = (tool: CorpusTool) => autoReview(subjectOf(tool), catalog).score;
-  const ruleScore = (tool: CorpusTool) => autoReviewWithout(subjectOf(tool), catalog, [], null).score;
+    .flatMap(([, tools]) => tools)
+    .concat(unseenServers)
+    .map((tool) => tool.name);
+  // Each tool is scored once per review, whichever tables report it.
+  const score = remembered((tool) => autoReview(subjectOf(tool), catalog).score);
+  const ruleScore = remembered((tool) => autoReviewWithout(subjectOf(tool), catalog, [], null).score);
   const families = [...new Set(attacks.map((t) => t.family!))];
 
   console.log(`\nAutomated review, held-out protocol (threshold ${THRESHOLD})`);

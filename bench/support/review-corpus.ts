@@ -70,6 +70,12 @@ export const TRAINING_ATTACKS = [
   'attack-training-d.json',
 ];
 
+/** The attack rounds kept out of training: the unseen split of `npm run bench review-heldout`. */
+export const HELDOUT_ATTACKS = ['attack-heldout-9.json'];
+/** Benign tools kept out of training: real servers' and hand-written. */
+export const HELDOUT_BENIGN_SERVERS = ['benign-heldout-5.json'];
+export const HELDOUT_BENIGN_HANDWRITTEN = ['benign-handwritten-heldout.json', 'benign-handwritten-heldout-2.json'];
+
 /** What the shipped model is trained on, less the attacks `leaveOut` rejects (a family, for its LOFO run). */
 export function shippedTrainingSet(leaveOut: (attack: CorpusTool) => boolean = () => false): SourcedTrainingTool[] {
   return [
