@@ -51,11 +51,12 @@ export const TRAINING_BENIGN = [
   'benign-handwritten.json',
   'benign-handwritten-2.json',
   'benign-handwritten-3.json',
+  'benign-handwritten-4.json',
 ];
 /**
  * The attack fixtures the shipped sentence model learns from: written attacks, the rounds that were once unseen
- * (each scored before it joined), and four sets written for training. attack-heldout-9.json is kept out: it
- * measures.
+ * (each scored before it joined), and six sets written for training. attack-heldout-9.json to -11.json are kept
+ * out: they measure.
  */
 export const TRAINING_ATTACKS = [
   'malicious.json',
@@ -68,10 +69,12 @@ export const TRAINING_ATTACKS = [
   'attack-training-b.json',
   'attack-training-c.json',
   'attack-training-d.json',
+  'attack-training-e.json',
+  'attack-training-f.json',
 ];
 
 /** The attack rounds kept out of training: the unseen split of `npm run bench review-heldout`. */
-export const HELDOUT_ATTACKS = ['attack-heldout-9.json'];
+export const HELDOUT_ATTACKS = ['attack-heldout-9.json', 'attack-heldout-10.json', 'attack-heldout-11.json'];
 /** Benign tools kept out of training: real servers' and hand-written. */
 export const HELDOUT_BENIGN_SERVERS = ['benign-heldout-5.json'];
 export const HELDOUT_BENIGN_HANDWRITTEN = ['benign-handwritten-heldout.json', 'benign-handwritten-heldout-2.json'];
