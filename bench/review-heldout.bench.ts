@@ -24,10 +24,10 @@ const THRESHOLD = 70;
  * The misses of every one of them were then read, and the rule checks widened and the sentence model trained
  * on them, so none of them is unseen any more. `heldout-5` to `heldout-8` (attack-heldout-N.json) were each
  * written by someone who had not read the checks, committed, and scored on the review of the day before anyone
- * read them (5 on the first sentence model, 6 on the second, 7 on the third, 8 on the fourth, 9 on the fifth,
- * 10 and 11 on the fifth as well); 5 to 8 then became training data. `heldout-9` to `heldout-11` are in no
- * training set: they are the unseen split, never read (the shipped model is the sixth, trained after 10 and
- * 11 were first scored, on new training sets only). `train-a` to `train-f` (attack-training-*.json) were
+ * read them (5 on the first sentence model, 6 on the second, 7 on the third, 8 on the fourth, 9 to 11 on the
+ * fifth, 12 on the shipped seventh); 5 to 8 then became training data. `heldout-9` to `heldout-12` are in no
+ * training set: they are the unseen split, never read (the sixth and seventh models were trained after 10 and
+ * 11 were first scored, on new training sets only). `train-a` to `train-h` (attack-training-*.json) were
  * written as training data only and count in the leave-one-family-out runs.
  */
 const SPLITS = [
@@ -43,10 +43,11 @@ const SPLITS = [
   'heldout-9',
   'heldout-10',
   'heldout-11',
+  'heldout-12',
 ] as const;
 type Split = (typeof SPLITS)[number];
 /** The splits no version of the checks or the model was tuned or trained on. */
-const UNSEEN_SPLITS: Split[] = ['heldout-9', 'heldout-10', 'heldout-11'];
+const UNSEEN_SPLITS: Split[] = ['heldout-9', 'heldout-10', 'heldout-11', 'heldout-12'];
 const SPLIT_LABEL: Record<Split | 'all', string> = {
   tune: 'tune',
   heldout: 'held-out',
@@ -60,6 +61,7 @@ const SPLIT_LABEL: Record<Split | 'all', string> = {
   'heldout-9': 'UNSEEN 9',
   'heldout-10': 'UNSEEN 10',
   'heldout-11': 'UNSEEN 11',
+  'heldout-12': 'UNSEEN 12',
   all: 'all unseen',
 };
 
@@ -109,7 +111,7 @@ function lofoCheck(family: string): FamilyCheck[] {
 /**
  * The held-out protocol for the automated review (`npm run bench review-heldout`).
  *
- * - The unseen test: attack-heldout-9.json to -11.json (20 attacks per family each, written blind) against the
+ * - The unseen test: attack-heldout-9.json to -12.json (20 attacks per family each, written blind) against the
  *   benign tools no version of the checks or the model was tuned or trained on: benign-heldout-5.json (real
  *   tools of 64 MCP servers in no other fixture, captured blind) and benign-handwritten-heldout(-2).json (400
  *   hand-written tools, written blind). Their flagged tools have not been read. Reported for the rule checks

@@ -52,10 +52,11 @@ export const TRAINING_BENIGN = [
   'benign-handwritten-2.json',
   'benign-handwritten-3.json',
   'benign-handwritten-4.json',
+  'benign-handwritten-5.json',
 ];
 /**
  * The attack fixtures the shipped sentence model learns from: written attacks, the rounds that were once unseen
- * (each scored before it joined), and six sets written for training. attack-heldout-9.json to -11.json are kept
+ * (each scored before it joined), and eight sets written for training. attack-heldout-9.json to -12.json are kept
  * out: they measure.
  */
 export const TRAINING_ATTACKS = [
@@ -71,10 +72,17 @@ export const TRAINING_ATTACKS = [
   'attack-training-d.json',
   'attack-training-e.json',
   'attack-training-f.json',
+  'attack-training-g.json',
+  'attack-training-h.json',
 ];
 
 /** The attack rounds kept out of training: the unseen split of `npm run bench review-heldout`. */
-export const HELDOUT_ATTACKS = ['attack-heldout-9.json', 'attack-heldout-10.json', 'attack-heldout-11.json'];
+export const HELDOUT_ATTACKS = [
+  'attack-heldout-9.json',
+  'attack-heldout-10.json',
+  'attack-heldout-11.json',
+  'attack-heldout-12.json',
+];
 /** Benign tools kept out of training: real servers' and hand-written. */
 export const HELDOUT_BENIGN_SERVERS = ['benign-heldout-5.json'];
 export const HELDOUT_BENIGN_HANDWRITTEN = ['benign-handwritten-heldout.json', 'benign-handwritten-heldout-2.json'];

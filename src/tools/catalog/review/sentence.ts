@@ -68,6 +68,11 @@ const CLAUSE_WINDOW = 200;
  */
 const IDENTIFIER =
   /\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b|\b[a-z][a-z0-9]*(?:-[a-z0-9]+){2,}\b|\b[a-z][a-z0-9]*(?:[A-Z][a-z0-9]+)+\b|\b[a-z][a-z0-9]*-[a-z0-9]+\b/g;
+/** Dotted parts after an identifier, read once (sticky, bounded): ".sync", ".exportAll", ".v2.run". */
+const DOTTED_TAIL = /(?:\.[A-Za-z][A-Za-z0-9_]{0,40}){1,3}/y;
+/** A tail that makes a file name ("read_file.ts", "user_config.yaml"), not a tool. */
+const FILE_EXTENSION =
+  /\.(?:[jt]sx?|mjs|cjs|json|ya?ml|toml|ini|cfg|conf|env|py|rb|go|rs|java|kt|cs|cpp|c|h|php|sh|bash|zsh|ps1|sql|md|txt|csv|tsv|xml|html?|css|log|pdf|docx?|xlsx?|pptx?|png|jpe?g|gif|svg|zip|gz|tar|lock|pem|key|crt)$/i;
 /** A two-part kebab name ("execute-trade") is a tool when the catalog has it, or the text says it is one. */
 const NAMED_AS_TOOL = /^\s(?:tool|function|command)\b|^[,;]/;
 /** Or a verb of calling comes just before it: "do not rely on github-merge", "call send-invoice". */
@@ -87,14 +92,15 @@ export function otherToolReferences(sentence: string, context: SentenceContext):
   const found: ToolReference[] = [];
   IDENTIFIER.lastIndex = 0;
   for (let match = IDENTIFIER.exec(sentence); match !== null; match = IDENTIFIER.exec(sentence)) {
-    const name = match[0];
+    // A dotted tool name ("crm_bridge.sync", "policyVault.exportAll") is one name; a file name is not a tool.
+    DOTTED_TAIL.lastIndex = match.index + match[0].length;
+    const tail = DOTTED_TAIL.exec(sentence)?.[0] ?? '';
+    if (tail) IDENTIFIER.lastIndex = DOTTED_TAIL.lastIndex;
+    const name = match[0] + tail;
     const folded = foldName(name);
     // Package names and paths ("@acme/mcp-server-x", "src/read_file.ts") are not tools.
     const end = match.index + name.length;
-    const inPath =
-      /[/@\\]/.test(sentence[match.index - 1] ?? '') ||
-      sentence[end] === '/' ||
-      (sentence[end] === '.' && /[a-z]/i.test(sentence[end + 1] ?? ''));
+    const inPath = /[/@\\]/.test(sentence[match.index - 1] ?? '') || sentence[end] === '/' || FILE_EXTENSION.test(tail);
     if (inPath || ENGLISH.test(name) || folded === context.self || context.parameters.has(folded)) continue;
     const twoPartKebab = /^[a-z0-9]+-[a-z0-9]+$/.test(name);
     if (
