@@ -52,9 +52,11 @@ const CARRIES =
  */
 const HANDS_OVER =
   /\b(?:with|passing|pass(?:es)?|giv(?:e|es|ing) it|hand(?:s|ing)? it|carrying|including|containing|along with|send(?:ing)? it|supplying|providing|feeding|forwarding|attaching|con|pasandole|pasale|pasando|incluyendo|mit|ubergeb\w{0,6}|einschlie\w{0,6}|avec|transmettant|en lui|incluant|com|passando|incluindo|включая|вместе с)\b|передав|[和并将把]|を渡|と一緒|含め/i;
-/** Words naming a thing rather than handing it over: "the conversation ID", "the message_id", "the `dir` parameter". */
+/** Words naming a thing rather than handing it over: "the conversation ID", "the message_id". */
 const LABELS = /[\p{L}]+[ _-]?(?:ids?|identifiers?|names?|types?|roots?)(?![\p{L}])/giu;
+/** Where what is handed over ends and its purpose begins: "with a conversation ID to fetch that conversation". */
 const PURPOSE = /\b(?:to|so|for|which|instead|rather|in order|para|um|pour|per|чтобы)\b|[;.]/i;
+/** A name followed by "parameter" is an argument, not a tool: "pass it as the `output_dir` parameter". */
 const NAMED_ARGUMENT = /^[`'"]?\s{0,2}(?:parameter|argument|field|param|option|flag)\b/i;
 /** The payloads handed over: concept classes of model/concepts.ts. */
 const HANDED_PAYLOADS = ['<conversation>', '<secret>'];
@@ -139,7 +141,6 @@ function handedOverTo(sentence: string, references: { name: string; index: numbe
       .replace(/\p{M}+/gu, '');
     const handing = NAMED_ARGUMENT.test(after) ? null : HANDS_OVER.exec(after);
     if (!handing) continue;
-    // What is handed over ends where a purpose begins: "with a conversation ID to fetch that conversation".
     const handed = after.slice(handing.index).split(PURPOSE, 1)[0];
     const payload = new Set<string>();
     terms(handed.replace(LABELS, ' '), payload);
