@@ -87,7 +87,8 @@ export function trainSentenceModel(tools: TrainingTool[], options: TrainingOptio
   // many poisoned tools share (the same base description) counts once.
   const candidatesOf = unitsOf.map((units) => units.filter((unit) => !benignSentences.has(unit.sentence)));
 
-  let model: TrainedWeights | undefined;
+  let model: SentenceModel | undefined;
+  let trained: TrainedWeights | undefined;
   for (let round = 0; round <= rounds; round++) {
     const positives: [Unit, number, number][] = [];
     const picked = new Set<string>();
@@ -111,15 +112,16 @@ export function trainSentenceModel(tools: TrainingTool[], options: TrainingOptio
         });
         return;
       }
-      const logits = units.map((unit) => logitOf(model!, unit));
+      const logits = units.map((unit) => model!.logitOfFeatures(unit.features, unit.scale));
       const top = Math.max(...logits);
       units.forEach((unit, j) => {
         if (logits[j] === top || logits[j] > 0) pick(unit);
       });
     });
-    model = fit([...negatives, ...positives], { epochs, learningRate, l2, seed });
+    trained = fit([...negatives, ...positives], { epochs, learningRate, l2, seed });
+    model = SentenceModel.fromWeights(trained.bias, trained.weights);
   }
-  return model!;
+  return trained!;
 }
 
 /** Features per sentence, kept across trainings: the held-out protocol trains a dozen models on one corpus. */
@@ -128,12 +130,6 @@ function featuresOf(sentence: string): number[] {
   let features = featureCache.get(sentence);
   if (!features) featureCache.set(sentence, (features = sentenceFeatures(sentence)));
   return features;
-}
-
-function logitOf(model: TrainedWeights, unit: Unit): number {
-  let sum = 0;
-  for (const feature of unit.features) sum += model.weights.get(feature) ?? 0;
-  return model.bias + sum * unit.scale;
 }
 
 function logitOfDense(bias: number, weights: Float64Array, unit: Unit): number {

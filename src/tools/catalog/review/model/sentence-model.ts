@@ -50,7 +50,11 @@ export class SentenceModel {
   /** The log-odds that the sentence was written to poison a tool. */
   logit(sentence: string): number {
     const features = sentenceFeatures(sentence);
-    const scale = featureScale(features.length);
+    return this.logitOfFeatures(features, featureScale(features.length));
+  }
+
+  /** The log-odds of a sentence already read into features (the trainer keeps them across rounds). */
+  logitOfFeatures(features: readonly number[], scale: number): number {
     let sum = 0;
     for (const feature of features) sum += this.weights.get(feature) ?? 0;
     return this.bias + sum * scale;
