@@ -90,6 +90,8 @@ function auc(attackScores: number[], benignScores: number[]): number {
 const pct = (part: number, whole: number) => (whole ? `${((part / whole) * 100).toFixed(1)}%` : '-').padStart(6);
 const fixed = (value: number) => (Number.isNaN(value) ? '-' : value.toFixed(3)).padStart(5);
 const cell = (detected: number, of: number) => `${pct(detected, of)} (${detected}/${of})`.padStart(15);
+/** How many of the scores fall below the threshold, as a cell. */
+const belowCell = (scores: number[]) => cell(scores.filter((s) => s < THRESHOLD).length, scores.length);
 
 /** A tool's score computed on first use and kept. */
 function remembered(scoreOf: (tool: CorpusTool) => number): (tool: CorpusTool) => number {
@@ -160,20 +162,17 @@ export async function run(): Promise<void> {
       ['benign-heldout-5.json (real servers)', unseenServers],
       ['benign-handwritten-heldout(-2).json', unseenHandwritten],
     ] as const) {
-      const flagged = tools.map(scoreOf).filter((s) => s < THRESHOLD).length;
-      console.log(`      false positives, ${set.padEnd(40)} ${cell(flagged, tools.length)}`);
+      console.log(`      false positives, ${set.padEnd(40)} ${belowCell(tools.map(scoreOf))}`);
     }
     for (const split of [...UNSEEN_SPLITS, 'all'] as const) {
       const scores = unseenAttacks.filter((t) => split === 'all' || t.split === split).map(scoreOf);
       console.log(
-        `      detection, ${SPLIT_LABEL[split].padEnd(48)} ${cell(scores.filter((s) => s < THRESHOLD).length, scores.length)}   AUC ${fixed(auc(scores, benignScores))}`,
+        `      detection, ${SPLIT_LABEL[split].padEnd(48)} ${belowCell(scores)}   AUC ${fixed(auc(scores, benignScores))}`,
       );
     }
     for (const family of families) {
       const scores = unseenAttacks.filter((t) => t.family === family).map(scoreOf);
-      console.log(
-        `        ${family.padEnd(50)} ${cell(scores.filter((s) => s < THRESHOLD).length, scores.length)}   AUC ${fixed(auc(scores, benignScores))}`,
-      );
+      console.log(`        ${family.padEnd(50)} ${belowCell(scores)}   AUC ${fixed(auc(scores, benignScores))}`);
     }
   }
 
@@ -234,8 +233,7 @@ export async function run(): Promise<void> {
     `    ${'all families'.padEnd(24)} ${SPLITS.map((split) => cell(totals.get(split)!.detected, totals.get(split)!.of)).join(' ')} ${cell(lofoTotal.detected, lofoTotal.of)}`,
   );
   const legacyScores = legacy.map(score);
-  const legacyDetected = legacyScores.filter((s) => s < THRESHOLD).length;
   console.log(
-    `    ${'malicious.json (tuning)'.padEnd(24)} ${cell(legacyDetected, legacy.length)}   AUC ${fixed(auc(legacyScores, unseenBenign.map(score)))}`,
+    `    ${'malicious.json (tuning)'.padEnd(24)} ${belowCell(legacyScores)}   AUC ${fixed(auc(legacyScores, unseenBenign.map(score)))}`,
   );
 }
