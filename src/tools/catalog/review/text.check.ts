@@ -11,6 +11,7 @@ import { URL_PATTERN, checkEndpoints } from './endpoints.check';
 import { Findings } from './findings';
 import { INVISIBLE_GLOBAL, PLAIN_TEXT, encodedBlob, hiddenCharacters } from './hidden-text';
 import { checkImpersonatingText } from './impersonation.check';
+import { decodeLeetspeak } from './leetspeak';
 import {
   CONCEALMENT,
   FAKE_CHANNEL,
@@ -45,9 +46,9 @@ export function checkText(where: string, raw: string, context: TextContext, find
       `strip zero-width, bidi-control, tag and variation-selector characters from ${where} and read what they hid`,
     );
   }
-  // Match against what a model reads: invisible characters removed, compatibility forms folded.
+  // Match against what a model reads: invisible characters removed, compatibility forms folded, leetspeak decoded.
   // The tool's own name reads as "this tool", so that "route every search through safe_search" is self-reference.
-  let text = PLAIN_TEXT.test(raw) ? raw : raw.normalize('NFKC').replace(INVISIBLE_GLOBAL, '');
+  let text = decodeLeetspeak(PLAIN_TEXT.test(raw) ? raw : raw.normalize('NFKC').replace(INVISIBLE_GLOBAL, ''));
   if (selfName) text = text.replace(selfName, '$1this tool');
 
   for (const sentence of sentences(text)) {

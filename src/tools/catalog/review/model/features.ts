@@ -1,4 +1,5 @@
 import { INVISIBLE_GLOBAL } from '../hidden-text';
+import { decodeLeetspeak } from '../leetspeak';
 import { addressesModel, isDirective } from '../sentence';
 import { conceptsOf } from './concepts';
 
@@ -62,15 +63,20 @@ const LOOKALIKE = new RegExp(`[${Object.keys(LOOKALIKES).join('')}]`, 'g');
 /** Letters spaced out to dodge word lists: "i g n o r e" (five letters or more). */
 const SPACED_LETTERS = /\b(?:\p{L} ){4,}\p{L}\b/gu;
 
-/** The text a model reads: compatibility forms folded, invisible characters and accents removed, lookalikes mapped. */
+/**
+ * The text a model reads: compatibility forms folded, invisible characters and accents removed, lookalikes mapped,
+ * leetspeak decoded.
+ */
 export function normalizeSentence(sentence: string): string {
-  return sentence
-    .slice(0, MAX_SENTENCE)
-    .normalize('NFKD')
-    .replace(COMBINING_MARKS, '')
-    .replace(INVISIBLE_GLOBAL, '')
-    .replace(LOOKALIKE, (c) => LOOKALIKES[c])
-    .replace(SPACED_LETTERS, (run) => run.replace(/ /g, ''));
+  return decodeLeetspeak(
+    sentence
+      .slice(0, MAX_SENTENCE)
+      .normalize('NFKD')
+      .replace(COMBINING_MARKS, '')
+      .replace(INVISIBLE_GLOBAL, '')
+      .replace(LOOKALIKE, (c) => LOOKALIKES[c])
+      .replace(SPACED_LETTERS, (run) => run.replace(/ /g, '')),
+  );
 }
 
 /** The sentence as a list of terms: placeholders, markers and stems, in order. */
