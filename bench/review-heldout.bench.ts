@@ -25,7 +25,7 @@ const THRESHOLD = 70;
  * on them, so none of them is unseen any more. `heldout-5` to `heldout-8` (attack-heldout-N.json) were each
  * written by someone who had not read the checks, committed, and scored on the review of the day before anyone
  * read them (5 on the first sentence model, 6 on the second, 7 on the third, 8 on the fourth, 9 to 11 on the
- * fifth, 12 on the shipped seventh); 5 to 8 then became training data. `heldout-9` to `heldout-12` are in no
+ * fifth, 12 and 13 on the seventh); 5 to 8 then became training data. `heldout-9` to `heldout-13` are in no
  * training set: they are the unseen split, never read (the sixth and seventh models were trained after 10 and
  * 11 were first scored, on new training sets only). `train-a` to `train-h` (attack-training-*.json) were
  * written as training data only and count in the leave-one-family-out runs.
@@ -44,10 +44,11 @@ const SPLITS = [
   'heldout-10',
   'heldout-11',
   'heldout-12',
+  'heldout-13',
 ] as const;
 type Split = (typeof SPLITS)[number];
 /** The splits no version of the checks or the model was tuned or trained on. */
-const UNSEEN_SPLITS: Split[] = ['heldout-9', 'heldout-10', 'heldout-11', 'heldout-12'];
+const UNSEEN_SPLITS: Split[] = ['heldout-9', 'heldout-10', 'heldout-11', 'heldout-12', 'heldout-13'];
 const SPLIT_LABEL: Record<Split | 'all', string> = {
   tune: 'tune',
   heldout: 'held-out',
@@ -62,6 +63,7 @@ const SPLIT_LABEL: Record<Split | 'all', string> = {
   'heldout-10': 'UNSEEN 10',
   'heldout-11': 'UNSEEN 11',
   'heldout-12': 'UNSEEN 12',
+  'heldout-13': 'UNSEEN 13',
   all: 'all unseen',
 };
 
@@ -113,11 +115,13 @@ function lofoCheck(family: string): FamilyCheck[] {
 /**
  * The held-out protocol for the automated review (`npm run bench review-heldout`).
  *
- * - The unseen test: attack-heldout-9.json to -12.json (20 attacks per family each, written blind) against the
- *   benign tools no version of the checks or the model was tuned or trained on: benign-heldout-5.json (real
- *   tools of 64 MCP servers in no other fixture, captured blind) and benign-handwritten-heldout(-2).json (400
- *   hand-written tools, written blind). Their flagged tools have not been read. Reported for the rule checks
- *   alone and for the whole review (rules and the shipped sentence model), with AUC.
+ * - The unseen test: attack-heldout-9.json to -13.json (20 attacks per family each, written blind) against the
+ *   benign tools no version of the model was trained on: benign-heldout-5.json and -6.json (real tools of 64
+ *   and 40 MCP servers in no other fixture, captured blind) and benign-handwritten-heldout(-2).json (400
+ *   hand-written tools, written blind). The attacks have not been read; of the benign tools, only the flagged
+ *   ones of benign-heldout-6.json were, after their first scoring (a server's siblings were then no longer
+ *   compared for impersonation). Reported for the rule checks alone and for the whole review (rules and the
+ *   shipped sentence model), with AUC.
  * - Detection per family and split of every attack round (SPLITS).
  * - Leave one family out: each family has one rule check written for it (review/*.check.ts, FAMILY_CHECKS).
  *   With that check switched off, and with a sentence model trained and calibrated without the family's
@@ -126,11 +130,14 @@ function lofoCheck(family: string): FamilyCheck[] {
  * - benign*.json: false positives per file; benign.json and the `tune` servers of benign-heldout.json were
  *   tuned on throughout; benign-heldout-2 to -4 were captured blind, scored, and are now training data.
  *
- * The catalog every tool is reviewed against holds all benign tools, as a registry serving these servers would.
+ * The catalog every tool is reviewed against holds all real servers' tools, as a registry serving these servers
+ * would, less the tool's own server's (the service does not compare a server's tools with each other for
+ * impersonation).
  */
 export async function run(): Promise<void> {
   const training = new Map(TRAINING_BENIGN.map((file) => [file, loadCorpus(file)]));
-  const unseenServers = HELDOUT_BENIGN_SERVERS.flatMap(loadCorpus);
+  const unseenServerFiles = HELDOUT_BENIGN_SERVERS.map((file): [string, CorpusTool[]] => [file, loadCorpus(file)]);
+  const unseenServers = unseenServerFiles.flatMap(([, tools]) => tools);
   const unseenHandwritten = HELDOUT_BENIGN_HANDWRITTEN.flatMap(loadCorpus);
   const legacy = loadCorpus('malicious.json');
   // Every attack with a family: malicious.json, the older corpus without families, is reported on its own.
@@ -138,14 +145,25 @@ export async function run(): Promise<void> {
     .filter((file) => file !== 'malicious.json')
     .flatMap(loadCorpus);
   // Real servers' tools only: the hand-written sets are not one registry's catalog.
-  const catalog = [...training]
+  const catalogTools = [...training]
     .filter(([file]) => !file.startsWith('benign-handwritten'))
     .flatMap(([, tools]) => tools)
-    .concat(unseenServers)
-    .map((tool) => tool.name);
+    .concat(unseenServers);
+  const catalog = catalogTools.map((tool) => tool.name);
+  const catalogBySource = new Map<string, string[]>();
+  const catalogFor = (tool: CorpusTool) => {
+    if (!tool.source) return catalog;
+    let names = catalogBySource.get(tool.source);
+    if (!names)
+      catalogBySource.set(
+        tool.source,
+        (names = catalogTools.filter((t) => t.source !== tool.source).map((t) => t.name)),
+      );
+    return names;
+  };
   // Each tool is scored once per review, whichever tables report it.
-  const score = remembered((tool) => autoReview(subjectOf(tool), catalog).score);
-  const ruleScore = remembered((tool) => autoReviewWithout(subjectOf(tool), catalog, [], null).score);
+  const score = remembered((tool) => autoReview(subjectOf(tool), catalogFor(tool)).score);
+  const ruleScore = remembered((tool) => autoReviewWithout(subjectOf(tool), catalogFor(tool), [], null).score);
   const families = [...new Set(attacks.map((t) => t.family!))];
 
   console.log(`\nAutomated review, held-out protocol (threshold ${THRESHOLD})`);
@@ -159,9 +177,9 @@ export async function run(): Promise<void> {
     const benignScores = unseenBenign.map(scoreOf);
     console.log(`    ${label}`);
     for (const [set, tools] of [
-      ['benign-heldout-5.json (real servers)', unseenServers],
-      ['benign-handwritten-heldout(-2).json', unseenHandwritten],
-    ] as const) {
+      ...unseenServerFiles.map(([file, tools]): [string, CorpusTool[]] => [`${file} (real servers)`, tools]),
+      ['benign-handwritten-heldout(-2).json', unseenHandwritten] as [string, CorpusTool[]],
+    ]) {
       console.log(`      false positives, ${set.padEnd(40)} ${belowCell(tools.map(scoreOf))}`);
     }
     for (const split of [...UNSEEN_SPLITS, 'all'] as const) {
@@ -186,7 +204,7 @@ export async function run(): Promise<void> {
           ]
         : [[file, tools]],
     ),
-    ['benign-heldout-5.json (UNSEEN)', unseenServers],
+    ...unseenServerFiles.map(([file, tools]): [string, CorpusTool[]] => [`${file} (UNSEEN)`, tools]),
     ['benign-handwritten-heldout(-2).json (UNSEEN)', unseenHandwritten],
   ];
   for (const [label, tools] of benignSets) {

@@ -306,3 +306,30 @@ describe('drift: permissions changed on an approved tool', () => {
     expect(updated.body.security_status).toBe('approved');
   });
 });
+
+describe('discovery: a new tool beside its own server’s siblings', () => {
+  let t: TestApp;
+  let server: MutableMcpServer;
+
+  beforeAll(async () => {
+    server = await new MutableMcpServer().start();
+    server.setTool(tool('show_gateway', 'Shows one gateway object by name, with its interfaces and policies.'));
+    t = await startApp('postgres', {
+      config: { ...noFileSearch, mcp_servers: [{ name: 'fw', url: server.url, refresh_interval: '1h' }] },
+    });
+    await waitFor(async () => (await t.http.get('/v1/tools?q=fw-').set(bearer(t.adminKey))).body.data.length === 1);
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+    await server?.stop();
+  });
+
+  it('is not taken for an impersonation of a tool the same server serves', async () => {
+    server.setTool(tool('show_gateways', 'Shows gateway objects by name, with their interfaces and policies.'));
+    const refreshed = await t.http.post('/v1/tools/sources/mcp/fw/refresh').set(bearer(t.adminKey)).expect(200);
+    expect(refreshed.body.added).toEqual(['fw-show-gateways']);
+    const { id } = await toolByName(t, 'fw-show-gateways');
+    const auto = (await t.http.get(`/v1/tools/${id}/auto_review`).set(bearer(t.adminKey)).expect(200)).body;
+    expect(auto.flags.filter((flag: string) => flag.includes('catalog tool'))).toEqual([]);
+  });
+});

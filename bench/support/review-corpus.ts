@@ -40,7 +40,7 @@ export function trainingTool(tool: CorpusTool, attack: boolean): SourcedTraining
 /**
  * The benign fixtures the shipped sentence model learns from: real servers' tools, and hand-written ones so that
  * the model does not learn how hand-written text reads (the attacks are hand-written) instead of what it says.
- * benign-heldout-5.json and benign-handwritten-heldout(-2).json are kept out: they measure.
+ * benign-heldout-5.json, benign-heldout-6.json and benign-handwritten-heldout(-2).json are kept out: they measure.
  */
 export const TRAINING_BENIGN = [
   'benign.json',
@@ -56,7 +56,7 @@ export const TRAINING_BENIGN = [
 ];
 /**
  * The attack fixtures the shipped sentence model learns from: written attacks, the rounds that were once unseen
- * (each scored before it joined), and eight sets written for training. attack-heldout-9.json to -12.json are kept
+ * (each scored before it joined), and eight sets written for training. attack-heldout-9.json to -13.json are kept
  * out: they measure.
  */
 export const TRAINING_ATTACKS = [
@@ -82,9 +82,10 @@ export const HELDOUT_ATTACKS = [
   'attack-heldout-10.json',
   'attack-heldout-11.json',
   'attack-heldout-12.json',
+  'attack-heldout-13.json',
 ];
 /** Benign tools kept out of training: real servers' and hand-written. */
-export const HELDOUT_BENIGN_SERVERS = ['benign-heldout-5.json'];
+export const HELDOUT_BENIGN_SERVERS = ['benign-heldout-5.json', 'benign-heldout-6.json'];
 export const HELDOUT_BENIGN_HANDWRITTEN = ['benign-handwritten-heldout.json', 'benign-handwritten-heldout-2.json'];
 
 /** What the shipped model is trained on, less the attacks `leaveOut` rejects (a family, for its LOFO run). */

@@ -12,6 +12,7 @@ import { CatalogState } from './catalog-state';
 import { canonical, contentHash } from './content-hash';
 import { OfferedContent, oversizedField } from './content-limits';
 import { effectiveEntries } from './effective-tools';
+import { impersonationPeers } from './impersonation-peers';
 import { SYSTEM_REVIEWER, ToolReviewService } from './tool-review.service';
 import { presentTool } from './tool.presenter';
 import { ToolEntity } from './tool.entity';
@@ -60,7 +61,7 @@ export class ToolsService {
       ownerTenantId: caller.tenantId,
       now: this.clock.now(),
     });
-    this.reviews.assess(entity, await this.otherNames(entity.name));
+    this.reviews.assess(entity, await this.peersOf(entity));
     const requested = input.security_status ?? 'unreviewed';
     if (requested !== 'unreviewed' && requested !== 'blocked' && this.reviews.requiresHumanReview(entity)) {
       throw ApiError.conflict(
@@ -128,7 +129,8 @@ export class ToolsService {
         'immutable_field',
       );
     }
-    const others = await this.otherNames();
+    // Read before the transaction: the catalog snapshot may load from the database.
+    const catalog = (await this.state.get()).toolsByName;
     const entity = await this.dataSource.transaction(async (manager) => {
       const tool = await this.tools.lockById(manager, id);
       if (!tool || !(await this.canSee(caller, tool))) throw ApiError.notFound('tool', id, 'id');
@@ -150,11 +152,7 @@ export class ToolsService {
       });
       const after = reviewedFieldsOf(tool);
       const changedFields = Object.keys(after).filter((field) => canonical(before[field]) !== canonical(after[field]));
-      if (changedFields.length > 0)
-        this.reviews.assess(
-          tool,
-          others.filter((name) => name !== tool.name),
-        );
+      if (changedFields.length > 0) this.reviews.assess(tool, impersonationPeers(tool, catalog.values()));
       await this.tools.save(tool, manager);
       const pinned = tool.securityStatus === 'reviewed' || tool.securityStatus === 'approved';
       // Permissions are part of what a reviewer approved: widening them is a change like a new schema.
@@ -265,8 +263,8 @@ export class ToolsService {
     }
   }
 
-  private async otherNames(except?: string): Promise<string[]> {
-    return [...(await this.state.get()).toolsByName.keys()].filter((name) => name !== except);
+  private async peersOf(tool: ToolEntity): Promise<string[]> {
+    return impersonationPeers(tool, (await this.state.get()).toolsByName.values());
   }
 }
 

@@ -14,6 +14,7 @@ import { mcpToolSource, OfferedDefinition } from '../catalog/catalog-entry';
 import { CatalogState } from '../catalog/catalog-state';
 import { canonical, contentHash, ReviewedContent } from '../catalog/content-hash';
 import { oversizedField } from '../catalog/content-limits';
+import { toolsOutsideServer } from '../catalog/impersonation-peers';
 import { SYSTEM_REVIEWER, ToolReviewService } from '../catalog/tool-review.service';
 import { PendingChange, ToolEntity } from '../catalog/tool.entity';
 import type { JsonSchema } from '../tool-executor';
@@ -188,7 +189,7 @@ export class McpDiscoveryService {
         .map((t) => [t.source.tool_name!, t]),
     );
     const taken = new Set(all.map((t) => t.name));
-    const otherNames = all.map((t) => t.name);
+    const otherNames = toolsOutsideServer(source.name, all);
     const result: DiscoveryResult = {
       source: source.name,
       status: 'ok',
@@ -243,9 +244,7 @@ export class McpDiscoveryService {
         source,
         toolName: tool.name,
         icons: toolIcons(tool.icons),
-        changed: changedFields.length
-          ? { definition: definitionOf(content), otherNames: otherNames.filter((n) => n !== existing.name) }
-          : undefined,
+        changed: changedFields.length ? { definition: definitionOf(content), otherNames } : undefined,
         now,
       });
       if (wasStale) result.revived.push(existing.name);
