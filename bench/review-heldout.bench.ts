@@ -7,6 +7,7 @@ import {
   HELDOUT_BENIGN_HANDWRITTEN,
   HELDOUT_BENIGN_SERVERS,
   loadCorpus,
+  reviewCatalog,
   shippedTrainingSet,
   subjectOf,
   TRAINING_ATTACKS,
@@ -130,9 +131,7 @@ function lofoCheck(family: string): FamilyCheck[] {
  * - benign*.json: false positives per file; benign.json and the `tune` servers of benign-heldout.json were
  *   tuned on throughout; benign-heldout-2 to -4 were captured blind, scored, and are now training data.
  *
- * The catalog every tool is reviewed against holds all real servers' tools, as a registry serving these servers
- * would, less the tool's own server's (the service does not compare a server's tools with each other for
- * impersonation).
+ * The catalog every tool is reviewed against is reviewCatalog's (review-corpus.ts).
  */
 export async function run(): Promise<void> {
   const training = new Map(TRAINING_BENIGN.map((file) => [file, loadCorpus(file)]));
@@ -144,23 +143,7 @@ export async function run(): Promise<void> {
   const attacks = [...TRAINING_ATTACKS, ...HELDOUT_ATTACKS]
     .filter((file) => file !== 'malicious.json')
     .flatMap(loadCorpus);
-  // Real servers' tools only: the hand-written sets are not one registry's catalog.
-  const catalogTools = [...training]
-    .filter(([file]) => !file.startsWith('benign-handwritten'))
-    .flatMap(([, tools]) => tools)
-    .concat(unseenServers);
-  const catalog = catalogTools.map((tool) => tool.name);
-  const catalogBySource = new Map<string, string[]>();
-  const catalogFor = (tool: CorpusTool) => {
-    if (!tool.source) return catalog;
-    let names = catalogBySource.get(tool.source);
-    if (!names)
-      catalogBySource.set(
-        tool.source,
-        (names = catalogTools.filter((t) => t.source !== tool.source).map((t) => t.name)),
-      );
-    return names;
-  };
+  const { catalog, catalogFor } = reviewCatalog();
   // Each tool is scored once per review, whichever tables report it.
   const score = remembered((tool) => autoReview(subjectOf(tool), catalogFor(tool)).score);
   const ruleScore = remembered((tool) => autoReviewWithout(subjectOf(tool), catalogFor(tool), [], null).score);

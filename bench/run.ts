@@ -8,6 +8,7 @@ import { run as redaction } from './redaction.bench';
 import { run as toolSearch } from './tool-search.bench';
 import { run as responses } from './responses.bench';
 import { run as reviewHeldout } from './review-heldout.bench';
+import { run as reviewJudge } from './review-judge.bench';
 import { run as untrustedInput } from './untrusted-input.bench';
 
 /** `npm run bench [name...]`: every benchmark, or the named ones, each printing ratios against its own baseline. */
@@ -20,6 +21,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   'tool-search': toolSearch,
   responses,
   'review-heldout': reviewHeldout,
+  'review-judge': reviewJudge,
   'untrusted-input': untrustedInput,
   'output-scan': outputScan,
 };

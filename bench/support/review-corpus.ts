@@ -97,3 +97,23 @@ export function shippedTrainingSet(leaveOut: (attack: CorpusTool) => boolean = (
       .map((tool) => trainingTool(tool, true)),
   ];
 }
+
+/**
+ * The catalog a corpus tool is reviewed against: every real server's tool of the fixtures, as a registry serving
+ * these servers would hold, less the tool's own server's (the service does not compare a server's tools with
+ * each other for impersonation). The hand-written sets are not one registry's catalog.
+ */
+export function reviewCatalog(): { catalog: string[]; catalogFor: (tool: CorpusTool) => string[] } {
+  const tools = [...TRAINING_BENIGN, ...HELDOUT_BENIGN_SERVERS]
+    .filter((file) => !file.startsWith('benign-handwritten'))
+    .flatMap(loadCorpus);
+  const catalog = tools.map((tool) => tool.name);
+  const bySource = new Map<string, string[]>();
+  const catalogFor = (tool: CorpusTool) => {
+    if (!tool.source) return catalog;
+    let names = bySource.get(tool.source);
+    if (!names) bySource.set(tool.source, (names = tools.filter((t) => t.source !== tool.source).map((t) => t.name)));
+    return names;
+  };
+  return { catalog, catalogFor };
+}

@@ -125,6 +125,27 @@ export class ReviewJudge {
   }
 }
 
+/** What a `suspicious` verdict (or `malicious` without a verified quote) takes off the automated score. */
+const SUSPICIOUS_PENALTY = 20;
+
+/**
+ * The automated checks' score combined with the judge's opinion of the same definition. `malicious` with at
+ * least one quote found in the definition caps the score below `threshold` (catalog.mandatory_review_threshold);
+ * `suspicious`, or `malicious` without verified evidence, takes off 20 points; `benign` leaves the score as it
+ * is: the model can only lower a score, never raise it.
+ */
+export function scoreWithJudge(
+  score: number,
+  opinion: { verdict?: JudgeVerdict; evidence?: JudgeEvidence[] },
+  threshold: number,
+): number {
+  const verified = (opinion.evidence ?? []).some((quote) => quote.verified);
+  if (opinion.verdict === 'malicious' && verified) return Math.min(score, Math.max(0, threshold - 1));
+  if (opinion.verdict === 'malicious' || opinion.verdict === 'suspicious')
+    return Math.max(0, score - SUSPICIOUS_PENALTY);
+  return score;
+}
+
 /** The model's answer, checked field by field; throws on anything that is not the agreed shape. */
 export function parseOpinion(body: string, shown: string, definition: JudgedDefinition): JudgeOpinion {
   let content: unknown;

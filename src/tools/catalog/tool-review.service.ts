@@ -18,14 +18,12 @@ import { ToolReviewRepository } from './tool-review.repository';
 import { ToolRepository } from './tool.repository';
 import { presentTool } from './tool.presenter';
 import { JudgeRecord, ToolEntity } from './tool.entity';
-import { ReviewJudge } from './review-judge';
+import { ReviewJudge, scoreWithJudge } from './review-judge';
 import type { AutoReviewDto, ReviewToolDto, ToolDto, ToolReviewDto } from './tools.dto';
 
 /** Reviewer name for decisions the service makes itself (re-review on change, auto-approval). */
 export const SYSTEM_REVIEWER = 'system';
 
-/** What a `suspicious` verdict of the model judge takes off the automated score. */
-const SUSPICIOUS_PENALTY = 20;
 /** Tools judged per pass; a pass runs again while more wait. */
 const JUDGE_BATCH = 50;
 
@@ -144,21 +142,12 @@ export class ToolReviewService implements OnApplicationBootstrap {
     };
   }
 
-  /**
-   * The score that decisions use: the automated checks' score, combined with the judge's verdict on this
-   * very definition. `malicious` (with at least one quote found in the definition) caps the score below
-   * catalog.mandatory_review_threshold; `suspicious`, or `malicious` without verified evidence, takes off
-   * 20 points; `benign` leaves the score as it is: the model can only lower a score, never raise it.
-   */
+  /** The score that decisions use: the automated checks' score with the judge's verdict on this very definition. */
   scoreOf(entity: ToolEntity): number {
     const { score } = entity.autoReview;
     const judge = this.currentJudgement(entity);
     if (judge?.status !== 'done') return score;
-    const verified = (judge.evidence ?? []).some((quote) => quote.verified);
-    if (judge.verdict === 'malicious' && verified)
-      return Math.min(score, Math.max(0, this.config.catalog.mandatory_review_threshold - 1));
-    if (judge.verdict === 'malicious' || judge.verdict === 'suspicious') return Math.max(0, score - SUSPICIOUS_PENALTY);
-    return score;
+    return scoreWithJudge(score, judge, this.config.catalog.mandatory_review_threshold);
   }
 
   requiresHumanReview(entity: ToolEntity): boolean {
