@@ -15,5 +15,7 @@ module.exports = {
   transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join('|')})/)`],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
   maxWorkers: 2,
-  testTimeout: 30000,
+  // A ceiling, not a measure: starting the service on the embedded database in a hook takes seconds alone and
+  // over 30 s on a two-CPU machine while the other worker starts one too.
+  testTimeout: 120000,
 };
