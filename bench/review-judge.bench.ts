@@ -1,3 +1,4 @@
+import { Semaphore } from '../src/common/semaphore';
 import type { AppConfig } from '../src/config/app-config';
 import { autoReview } from '../src/tools/catalog/auto-review';
 import type { SecretResolver } from '../src/tools/catalog/credentials/secret-resolver';
@@ -48,27 +49,31 @@ export async function run(): Promise<void> {
     ...HELDOUT_BENIGN_SERVERS.map((file): [string, CorpusTool[]] => [file, loadCorpus(file)]),
     ['benign-handwritten-heldout(-2).json', HELDOUT_BENIGN_HANDWRITTEN.flatMap(loadCorpus)],
   ];
-  const concurrency = Math.max(1, Number(process.env.TOOLGATE_JUDGE_CONCURRENCY ?? 4));
+  const slots = new Semaphore(Math.max(1, Number(process.env.TOOLGATE_JUDGE_CONCURRENCY ?? 4)));
 
   console.log(`\nModel judge on the unseen split (${model}, threshold ${THRESHOLD})`);
   for (const [label, tools] of sets) {
     const automated = tools.map((tool) => autoReview(subjectOf(tool), catalogFor(tool)).score);
-    const judged = await inParallel(tools, concurrency, async (tool, i): Promise<Judged> => {
-      const subject = subjectOf(tool);
-      try {
-        const opinion = await judge.judge({
-          name: tool.name,
-          description: tool.description,
-          schema: subject.schema,
-          outputSchema: subject.outputSchema,
-          annotations: subject.annotations,
-          permissions: tool.permissions,
-        });
-        return { score: scoreWithJudge(automated[i], opinion, THRESHOLD) };
-      } catch (error) {
-        return { score: automated[i], failed: (error as Error).message };
-      }
-    });
+    const judged = await Promise.all(
+      tools.map((tool, i) =>
+        slots.run(async (): Promise<Judged> => {
+          const subject = subjectOf(tool);
+          try {
+            const opinion = await judge.judge({
+              name: tool.name,
+              description: tool.description,
+              schema: subject.schema,
+              outputSchema: subject.outputSchema,
+              annotations: subject.annotations,
+              permissions: tool.permissions,
+            });
+            return { score: scoreWithJudge(automated[i], opinion, THRESHOLD) };
+          } catch (error) {
+            return { score: automated[i], failed: (error as Error).message };
+          }
+        }),
+      ),
+    );
     const below = (i: number) => judged[i].failed !== undefined || judged[i].score < THRESHOLD;
     const row = (name: string, indices: number[]) => {
       const before = indices.filter((i) => automated[i] < THRESHOLD).length;
@@ -94,17 +99,3 @@ export async function run(): Promise<void> {
 }
 
 const share = (part: number, whole: number) => `${((part / whole) * 100).toFixed(1)}% (${part}/${whole})`.padStart(16);
-
-/** Maps over the items with at most `limit` calls in flight, results in order. */
-async function inParallel<T, R>(items: T[], limit: number, map: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await map(items[index], index);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}

@@ -1,3 +1,4 @@
+import { Semaphore } from '../../../../common/semaphore';
 import type { EmbeddingSettings } from '../file-search.config';
 
 /** An embedding service: texts in, one vector per text out. */
@@ -7,25 +8,6 @@ export interface EmbeddingClient {
 }
 
 export class EmbeddingError extends Error {}
-
-/** Waits for a free slot: bounds the requests in flight across every caller of one client. */
-class Semaphore {
-  private active = 0;
-  private readonly waiting: (() => void)[] = [];
-
-  constructor(private readonly limit: number) {}
-
-  async run<T>(work: () => Promise<T>): Promise<T> {
-    if (this.active >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    this.active++;
-    try {
-      return await work();
-    } finally {
-      this.active--;
-      this.waiting.shift()?.();
-    }
-  }
-}
 
 const RETRYABLE = new Set([408, 409, 429, 500, 502, 503, 504]);
 const BASE_BACKOFF_MS = 250;
