@@ -1,6 +1,6 @@
 import OpenAI, { toFile } from 'openai';
 import { bearer, startApp, TestApp } from './support/app';
-import { createTestDatabase, TestDatabase } from './support/databases';
+import { createTestDatabase, ENGINES, TestDatabase } from './support/databases';
 import { FakeEmbeddingServer, startFakeEmbeddingServer } from './support/fake-embedding-server';
 import { waitFor } from './support/wait';
 
@@ -22,8 +22,11 @@ const fileSearchConfig = (embedder: FakeEmbeddingServer, extra: Record<string, u
 
 const sdk = (t: TestApp) => new OpenAI({ baseURL: `${t.baseUrl}/v1`, apiKey: t.adminKey, maxRetries: 0 });
 
-/** file_search with an embedding service: hybrid search on pgvector (PGlite supplies the extension). */
-describe('file_search (hybrid mode, pgvector on the embedded database)', () => {
+/**
+ * file_search with an embedding service: hybrid search on pgvector, on both engines (PGlite supplies the extension;
+ * the PostgreSQL server has it installed from the release source, see scripts/pgvector.sh).
+ */
+describe.each(ENGINES)('file_search (hybrid mode, pgvector) on %s', (engine) => {
   let embedder: FakeEmbeddingServer;
   let t: TestApp;
   let client: OpenAI;
@@ -31,7 +34,7 @@ describe('file_search (hybrid mode, pgvector on the embedded database)', () => {
   beforeAll(async () => {
     embedder = await startFakeEmbeddingServer(DIMENSIONS);
     process.env.EMBEDDING_API_KEY = 'sk-embedding-test';
-    t = await startApp('pglite', { config: fileSearchConfig(embedder, { embedding_batch_size: 4 }) });
+    t = await startApp(engine, { config: fileSearchConfig(embedder, { embedding_batch_size: 4 }) });
     delete process.env.EMBEDDING_API_KEY;
     client = sdk(t);
   });

@@ -1,12 +1,15 @@
 import OpenAI, { toFile } from 'openai';
 import { startApp, TestApp } from './support/app';
+import { randomToken } from '../src/common/ids';
+import { adminQuery, createTestDatabase } from './support/databases';
 import { startFakeEmbeddingServer } from './support/fake-embedding-server';
 
 /**
- * file_search on an external PostgreSQL server without pgvector (this machine's PostgreSQL 15): the core
- * schema migrates, full-text search works, and asking for embeddings stops start-up with the fix named.
+ * file_search on an external PostgreSQL server without an embedding service: the core schema migrates and
+ * full-text search works without the vector extension; asking for embeddings where the extension cannot be
+ * created stops start-up with the fix named. Hybrid search on PostgreSQL is in file-search-hybrid.e2e-spec.ts.
  */
-describe('file_search on PostgreSQL without pgvector', () => {
+describe('file_search on PostgreSQL in full-text mode', () => {
   let t: TestApp | undefined;
   let client: OpenAI;
   afterEach(async () => {
@@ -49,17 +52,29 @@ describe('file_search on PostgreSQL without pgvector', () => {
     );
   });
 
-  it('refuses to start with an embedding service when the server has no pgvector, saying how to fix it', async () => {
+  it('refuses to start with an embedding service when its role may not create pgvector, saying how to fix it', async () => {
+    // pgvector is installed on the server but is not a trusted extension: a database owner without superuser
+    // rights cannot create it, which is how a managed PostgreSQL without the extension enabled behaves.
+    const database = await createTestDatabase('postgres');
+    const role = `toolgate_owner_${randomToken(8).toLowerCase()}`;
+    const name = new URL(database.url!).pathname.slice(1);
+    await adminQuery(`CREATE ROLE ${role} LOGIN`);
+    await adminQuery(`ALTER DATABASE ${name} OWNER TO ${role}`);
+    const url = new URL(database.url!);
+    url.username = role;
     const embedder = await startFakeEmbeddingServer(8);
     try {
       const start = startApp('postgres', {
+        database: { ...database, url: url.toString() },
         config: { builtins: { file_search: { embedding_url: embedder.url, dimensions: 8 } } },
       });
       await expect(start).rejects.toThrow(
-        /needs the pgvector extension, but this PostgreSQL server does not have it .*Install pgvector on the database server.*or remove builtins\.file_search\.embedding_url/s,
+        /needs the pgvector extension, and creating it failed \(permission denied.*Have a superuser run "CREATE EXTENSION vector" in this database.*or remove builtins\.file_search\.embedding_url/s,
       );
     } finally {
       await embedder.close();
+      await database.drop();
+      await adminQuery(`DROP ROLE IF EXISTS ${role}`);
     }
   });
 

@@ -42,7 +42,7 @@ function searcher(t: TestApp, clients: Client[]) {
 }
 
 /** search_tools with the file_search embedding service: BM25 fused with the tools' embeddings. */
-describe('search_tools with embeddings (pgvector on the embedded database)', () => {
+describe.each(ENGINES)('search_tools with embeddings (pgvector) on %s', (engine) => {
   let embedder: FakeEmbeddingServer;
   let t: TestApp;
   let keys: Record<string, string>;
@@ -51,7 +51,7 @@ describe('search_tools with embeddings (pgvector on the embedded database)', () 
 
   beforeAll(async () => {
     embedder = await startFakeEmbeddingServer(DIMENSIONS, { bookkeeping: 'ledger' });
-    t = await startApp('pglite', {
+    t = await startApp(engine, {
       providers: TEST_PROVIDERS,
       config: config({
         embedding_url: embedder.url,
