@@ -122,6 +122,34 @@ describe.each(ENGINES)('hostile input on %s', (engine) => {
     await stillServing();
   });
 
+  it.each([
+    ['a NUL character', '\\u0000', 'description'],
+    ['an unpaired surrogate', '\\ud800', 'schema.properties.q.description'],
+    ['an unpaired surrogate in a key', '\\udfff', 'schema.properties["q\\udfff"]'],
+  ])(
+    'refuses a tool whose JSON carries %s (which the database cannot store) and creates nothing',
+    async (_, escape, param) => {
+      const before = await t.http.get('/v1/tools?limit=100').set(bearer(t.adminKey)).expect(200);
+      const description = param === 'description' ? `Looks up ${escape}records.` : 'Looks up records.';
+      const property = param.includes('["q') ? `q${escape}` : 'q';
+      const schemaText = param.startsWith('schema.properties.q') ? `query ${escape}` : 'query';
+      const body =
+        `{"name":"bad_text_tool","description":"${description}","source":{"type":"function"},` +
+        `"schema":{"type":"object","properties":{"${property}":{"type":"string","description":"${schemaText}"}}}}`;
+      const res = await postRaw('/v1/tools', body);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toEqual({
+        message: expect.stringContaining('NUL character'),
+        type: 'invalid_request_error',
+        param: JSON.parse(`"${param}"`),
+        code: 'invalid_string',
+      });
+      const after = await t.http.get('/v1/tools?limit=100').set(bearer(t.adminKey)).expect(200);
+      expect(after.body.data).toHaveLength(before.body.data.length);
+      await stillServing();
+    },
+  );
+
   it('refuses a 10,000-deep vector store body and creates nothing', async () => {
     const body = `{"name":"deep store","metadata":${deepText(10_000)}}`;
     expectTooDeep(await postRaw('/v1/vector_stores', body), tooDeepPath('metadata', 127));

@@ -36,6 +36,40 @@ export function findTooDeep(value: unknown, maxDepth: number, root = ''): string
   return undefined;
 }
 
+/**
+ * True when PostgreSQL can store the string in `text` and `jsonb`: it has no U+0000 and no unpaired surrogate
+ * (JSON can carry both as escapes; PostgreSQL refuses them, which would otherwise surface as a 500 on insert).
+ */
+export const isStorableString = (text: string): boolean => !text.includes('\u0000') && text.isWellFormed();
+
+/**
+ * The path of the first string (key or value) in `value` that PostgreSQL cannot store, or undefined. Iterative
+ * and linear in the size of the value; run it after the depth check.
+ */
+export function findUnstorableString(value: unknown, root = ''): string | undefined {
+  const stack: Pending[] = [{ value, depth: 1, key: null, parent: null }];
+  while (stack.length > 0) {
+    const item = stack.pop() as Pending;
+    if (typeof item.value === 'string') {
+      if (!isStorableString(item.value)) return pathOf(item, root);
+      continue;
+    }
+    if (item.value === null || typeof item.value !== 'object') continue;
+    if (Array.isArray(item.value)) {
+      item.value.forEach((inner, index) =>
+        stack.push({ value: inner, depth: item.depth + 1, key: index, parent: item }),
+      );
+    } else {
+      for (const [key, inner] of Object.entries(item.value as Record<string, unknown>)) {
+        const entry: Pending = { value: inner, depth: item.depth + 1, key, parent: item };
+        if (!isStorableString(key)) return pathOf(entry, root);
+        stack.push(entry);
+      }
+    }
+  }
+  return undefined;
+}
+
 /** True when `value` is nested no more than `maxDepth` levels deep. */
 export const withinDepth = (value: unknown, maxDepth: number): boolean => findTooDeep(value, maxDepth) === undefined;
 
