@@ -52,6 +52,11 @@ const jwtSchema = z
     require_exp: flag().default(true),
     /** Clock skew allowed against the issuer, for `exp`, `nbf` and an `iat` in the future. */
     clock_tolerance: duration().default(30_000),
+    /**
+     * Longest lifetime accepted (exp - iat, and exp - now): a token minted to outlive this, by mistake or by a
+     * stolen signing key, is refused rather than trusted for years.
+     */
+    max_token_lifetime: duration().pipe(z.number().min(60_000, 'expected at least 1m')).default(86_400_000),
   })
   .strict();
 
