@@ -72,6 +72,22 @@ describe('JWT with a shared secret (HS256)', () => {
     expect((await app.http.get(settings('acme')).set(bearer(skewed))).status).toBe(200);
   });
 
+  it('refuses a token that would live longer than auth.jwt.max_token_lifetime (24 h by default)', async () => {
+    const lifetimes: [string, Record<string, number>, { issuedIn?: number; expiresIn?: number | null }][] = [
+      ['exp 1e300', { exp: 1e300 }, { expiresIn: null }],
+      ['25 h from now', {}, { expiresIn: 25 * 3600 }],
+      ['issued 2 days ago, expiring in a minute', {}, { issuedIn: -2 * 86_400, expiresIn: 60 }],
+    ];
+    for (const [what, claims, options] of lifetimes) {
+      const token = await signHs256(secret, { tenant_id: 'acme', ...claims }, options);
+      const refused = await app.http.get(settings('acme')).set(bearer(token));
+      expectError(refused, 401, { code: 'invalid_token' });
+      expect(`${what}: ${refused.body.error.message}`).toContain('auth.jwt.max_token_lifetime');
+    }
+    const day = await signHs256(secret, { tenant_id: 'acme' }, { issuedIn: 0, expiresIn: 86_400 });
+    expect((await app.http.get(settings('acme')).set(bearer(day))).status).toBe(200);
+  });
+
   it('refuses a tenant_id claim that is not a valid tenant id', async () => {
     const token = await signHs256(secret, { tenant_id: 'acme corp', roles: ['admin'] });
     const refused = await app.http.get('/v1/admin/api_keys').set(bearer(token));

@@ -87,6 +87,15 @@ describe.each(ENGINES)('/mcp as an OAuth protected resource (%s)', (engine) => {
     }
   });
 
+  it('refuses a token that would live longer than auth.jwt.max_token_lifetime', async () => {
+    const token = await idp.mint({ audience: resource, scope: 'toolgate:mcp', expiresIn: 10 * 365 * 86_400 });
+    const response = await t.http.post('/mcp').set(MCP_HEADERS).set(bearer(token)).send(INITIALIZE);
+    expectError(response, 401, { code: 'invalid_token' });
+    expect(response.body.error.message).toContain('auth.jwt.max_token_lifetime');
+    const hour = await idp.mint({ audience: resource, scope: 'toolgate:mcp', expiresIn: 3600 });
+    expect((await t.http.post('/mcp').set(MCP_HEADERS).set(bearer(hour)).send(INITIALIZE)).status).toBe(200);
+  });
+
   it('answers a token without the scope with 403 insufficient_scope', async () => {
     for (const scope of [undefined, 'openid profile']) {
       const token = await idp.mint({ audience: resource, scope });

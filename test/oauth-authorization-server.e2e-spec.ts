@@ -14,6 +14,7 @@ import { ManualClock } from './support/manual-clock';
 import { freePort, InMemoryOAuthClient } from './support/oauth-client';
 import { OAuthProvider } from './support/oauth-provider';
 import { TEST_PROVIDERS } from './support/test-providers';
+import { waitFor } from './support/wait';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
 const INITIALIZE = {
@@ -57,7 +58,17 @@ describe.each(ENGINES)('the built-in OAuth authorization server (%s)', (engine) 
       providers: TEST_PROVIDERS,
       config: {
         builtins: { testkit: { enabled: true }, file_search: { enabled: false } },
-        auth: { oauth: { resource, authorization_server: { enabled: true, client_id_metadata_allow_local: true } } },
+        auth: {
+          oauth: {
+            resource,
+            authorization_server: {
+              enabled: true,
+              client_id_metadata_allow_local: true,
+              registration_rate_limit: { per_minute: 10_000 },
+              unused_client_ttl: '1h',
+            },
+          },
+        },
       },
     });
     acmeKey = await memberKey(t, 'acme');
@@ -278,6 +289,63 @@ describe.each(ENGINES)('the built-in OAuth authorization server (%s)', (engine) 
     await exchange({ clientId, verifier, code }, { redirect_uri: otherPort }).expect(200);
   });
 
+  it('shows an unsupported response_type on an error page instead of redirecting (no open redirect)', async () => {
+    const landing = 'https://evil.example/landing';
+    const clientId = await register([landing]);
+    for (const responseType of ['token', 'code token', '']) {
+      const url = authorizeUrl(clientId, pkce().challenge, { redirect_uri: landing, response_type: responseType });
+      const response = await fetch(url, { redirect: 'manual' });
+      expect(response.status).toBe(400);
+      expect(response.headers.get('location')).toBeNull();
+      expect(await response.text()).toContain('response_type');
+    }
+  });
+
+  it('refuses redirect URIs that read as another place (user information, backslashes)', async () => {
+    const clientId = await register(['http://127.0.0.1/cb']);
+    for (const redirect of [
+      'http://127.0.0.1:9999\\@evil.example/cb',
+      'http://127.0.0.1:9999@evil.example/cb',
+      'http://evil.example@127.0.0.1:9999/cb',
+      'http://127.0.0.1:9999/@evil.example/cb',
+    ]) {
+      const response = await fetch(authorizeUrl(clientId, pkce().challenge, { redirect_uri: redirect }), {
+        redirect: 'manual',
+      });
+      expect(response.status).toBe(400);
+      expect(response.headers.get('location')).toBeNull();
+      expect(await response.text()).toContain('is not registered for this client');
+    }
+    const backslash = await t.http
+      .post('/register')
+      .send({ redirect_uris: ['http://127.0.0.1:9999\\@evil.example/cb'] });
+    expect(backslash.status).toBe(400);
+    expect(backslash.body.error).toBe('invalid_redirect_uri');
+    const page = await fetch(authorizeUrl(clientId, pkce().challenge, { redirect_uri: 'http://127.0.0.1:9999/cb' }));
+    expect(page.status).toBe(200);
+  });
+
+  it('takes application_type (web or native) at registration and answers it back', async () => {
+    const native = await t.http
+      .post('/register')
+      .send({ application_type: 'native', redirect_uris: [REDIRECT] })
+      .expect(201);
+    expect(native.body.application_type).toBe('native');
+    const unknown = await t.http.post('/register').send({ application_type: 'desktop', redirect_uris: [REDIRECT] });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body).toEqual({ error: 'invalid_client_metadata', error_description: expect.stringMatching(/web/) });
+  });
+
+  it('forgets a registered client nobody authorized within unused_client_ttl, and keeps one that was used', async () => {
+    const unused = await register();
+    const used = (await codeFor()).clientId;
+    clock.advance(2 * 3_600_000);
+    const forgotten = await fetch(authorizeUrl(unused, pkce().challenge), { redirect: 'manual' });
+    expect(forgotten.status).toBe(400);
+    expect(await forgotten.text()).toContain('No client is registered');
+    expect((await fetch(authorizeUrl(used, pkce().challenge), { redirect: 'manual' })).status).toBe(200);
+  });
+
   it('registers only https or loopback http redirect URIs', async () => {
     for (const uri of ['http://app.example/callback', 'https://app.example/cb#frag', 'javascript:alert(1)']) {
       const response = await t.http.post('/register').send({ client_name: 'x', redirect_uris: [uri] });
@@ -341,6 +409,39 @@ describe.each(ENGINES)('the built-in OAuth authorization server (%s)', (engine) 
     expect(replayed.status).toBe(400);
     expect(replayed.body.error).toBe('invalid_grant');
     expect((await refresh(grant.clientId, second.refresh_token)).body.error).toBe('invalid_grant');
+  });
+
+  it('revokes the access tokens already issued when a spent refresh token is presented again', async () => {
+    const grant = await codeFor();
+    const first = (await exchange(grant).expect(200)).body;
+    const second = (await refresh(grant.clientId, first.refresh_token).expect(200)).body;
+    for (const token of [first.access_token, second.access_token]) expect((await initialize(token)).status).toBe(200);
+    expect((await refresh(grant.clientId, first.refresh_token)).body.error).toBe('invalid_grant');
+    for (const token of [first.access_token, second.access_token]) {
+      expectError(await initialize(token), 401, { code: 'revoked_token' });
+    }
+    const other = await exchange(await codeFor()).expect(200);
+    expect((await initialize(other.body.access_token)).status).toBe(200);
+  });
+
+  it('revokes the tokens issued for a code when the code is presented again', async () => {
+    const grant = await codeFor();
+    const tokens = (await exchange(grant).expect(200)).body;
+    expect((await initialize(tokens.access_token)).status).toBe(200);
+    expect((await exchange(grant)).body.error).toBe('invalid_grant');
+    expectError(await initialize(tokens.access_token), 401, { code: 'revoked_token' });
+    expect((await refresh(grant.clientId, tokens.refresh_token)).body.error).toBe('invalid_grant');
+  });
+
+  it('leaves a refresh token unspent when another client_id presents it', async () => {
+    const grant = await codeFor();
+    const tokens = (await exchange(grant).expect(200)).body;
+    const wrongClient = await refresh(await register(), tokens.refresh_token);
+    expect(wrongClient.status).toBe(400);
+    expect(wrongClient.body.error).toBe('invalid_grant');
+    const renewed = (await refresh(grant.clientId, tokens.refresh_token).expect(200)).body;
+    expect((await initialize(renewed.access_token)).status).toBe(200);
+    expect((await initialize(tokens.access_token)).status).toBe(200);
   });
 
   it('stops the tokens of a revoked API key at once, and refuses to refresh them', async () => {
@@ -434,10 +535,12 @@ describe.each(ENGINES)('the built-in OAuth authorization server (%s)', (engine) 
 
 describe('the built-in authorization server on two replicas', () => {
   const resource = 'https://toolgate.example.com/mcp';
+  const clock = new ManualClock();
   let cluster: Replicas;
 
   beforeAll(async () => {
     cluster = await startReplicas({
+      clock,
       providers: TEST_PROVIDERS,
       config: {
         builtins: { testkit: { enabled: true }, file_search: { enabled: false } },
@@ -447,11 +550,8 @@ describe('the built-in authorization server on two replicas', () => {
   }, 120_000);
   afterAll(() => cluster?.close());
 
-  it('signs with one shared key, and any replica completes a flow another one started', async () => {
-    const [a, b] = cluster.replicas;
-    const keysA = (await a.http.get('/.well-known/jwks.json').expect(200)).body;
-    expect((await b.http.get('/.well-known/jwks.json').expect(200)).body).toEqual(keysA);
-
+  /** A flow started on replica `a` and approved on `b`, its code exchanged on `a`. */
+  async function tokensAcross(a: TestApp, b: TestApp): Promise<{ clientId: string; tokens: Record<string, string> }> {
     const apiKey = await memberKey(a, 'acme');
     const clientId = (
       await a.http
@@ -490,21 +590,43 @@ describe('the built-in authorization server on two replicas', () => {
         })
         .expect(200)
     ).body;
-    const renewed = (
-      await b.http
-        .post('/token')
-        .type('form')
-        .send({ grant_type: 'refresh_token', client_id: clientId, refresh_token: tokens.refresh_token })
-        .expect(200)
-    ).body;
-    for (const replica of [a, b]) {
-      const response = await replica.http
-        .post('/mcp')
-        .set(MCP_HEADERS)
-        .set(bearer(renewed.access_token))
-        .send(INITIALIZE);
-      expect(response.status).toBe(200);
-    }
+    return { clientId, tokens };
+  }
+
+  function refreshOn(replica: TestApp, clientId: string, refreshToken: string) {
+    return replica.http
+      .post('/token')
+      .type('form')
+      .send({ grant_type: 'refresh_token', client_id: clientId, refresh_token: refreshToken });
+  }
+
+  function initializeOn(replica: TestApp, token: string) {
+    return replica.http.post('/mcp').set(MCP_HEADERS).set(bearer(token)).send(INITIALIZE);
+  }
+
+  it('signs with one shared key, and any replica completes a flow another one started', async () => {
+    const [a, b] = cluster.replicas;
+    const keysA = (await a.http.get('/.well-known/jwks.json').expect(200)).body;
+    expect((await b.http.get('/.well-known/jwks.json').expect(200)).body).toEqual(keysA);
+
+    const { clientId, tokens } = await tokensAcross(a, b);
+    const renewed = (await refreshOn(b, clientId, tokens.refresh_token).expect(200)).body;
+    for (const replica of [a, b]) expect((await initializeOn(replica, renewed.access_token)).status).toBe(200);
+  });
+
+  it('revokes a replayed grant on every replica, whichever saw the replay', async () => {
+    const [a, b] = cluster.replicas;
+    const { clientId, tokens } = await tokensAcross(a, b);
+    // Both replicas have seen the grant active (and remember it) before the replay.
+    for (const replica of [a, b]) expect((await initializeOn(replica, tokens.access_token)).status).toBe(200);
+    await refreshOn(b, clientId, tokens.refresh_token).expect(200);
+    expect((await refreshOn(b, clientId, tokens.refresh_token)).body.error).toBe('invalid_grant');
+    await waitFor(
+      async () => (await initializeOn(a, tokens.access_token)).status === 401,
+      10_000,
+      'the other replica to refuse the revoked grant',
+    );
+    expectError(await initializeOn(a, tokens.access_token), 401, { code: 'revoked_token' });
   });
 
   it('fetches client metadata documents from public addresses only, by default', async () => {
@@ -522,6 +644,18 @@ describe('the built-in authorization server on two replicas', () => {
     expect((await cluster.replicas[0].http.get(`/authorize?${http}`).expect(400)).text).toContain(
       'must be an https URL',
     );
+  });
+
+  it('counts registrations per address in the database: the limit holds across replicas', async () => {
+    const [a, b] = cluster.replicas;
+    // A fresh minute window (the default limit is 10 a minute), whatever the tests before registered.
+    clock.advance(60_000);
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      const replica = i % 2 === 0 ? a : b;
+      statuses.push((await replica.http.post('/register').send({ redirect_uris: [REDIRECT] })).status);
+    }
+    expect(statuses).toEqual([...Array(10).fill(201), 429, 429]);
   });
 });
 

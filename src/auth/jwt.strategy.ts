@@ -50,7 +50,8 @@ export function identityFromClaims(payload: Record<string, unknown>, jwt: JwtCon
 
 /**
  * The verifier checks `exp` and `nbf` only when present and never looks at `iat`: a token without an
- * expiry, or one minted with a clock far ahead (so it outlives its intended lifetime), is refused here.
+ * expiry, one minted with a clock far ahead (so it outlives its intended lifetime), or one whose expiry lies
+ * further away than auth.jwt.max_token_lifetime, is refused here.
  * Compared with the same wall clock the verifier uses for `exp`.
  */
 function checkTokenTimes(payload: Record<string, unknown>, jwt: JwtConfig): void {
@@ -60,15 +61,33 @@ function checkTokenTimes(payload: Record<string, unknown>, jwt: JwtConfig): void
       'invalid_token',
     );
   }
-  if (payload.iat === undefined) return;
-  if (typeof payload.iat !== 'number' || !Number.isFinite(payload.iat)) {
-    throw ApiError.unauthorized("The token's 'iat' claim must be a number of seconds", 'invalid_token');
-  }
   const toleranceSeconds = Math.floor(jwt.clock_tolerance / 1000);
   // Real time, not Clock: the verifier checks `exp` and `nbf` against the wall clock, and `iat` must agree.
-  if (payload.iat > Date.now() / 1000 + toleranceSeconds) {
+  const now = Date.now() / 1000;
+  if (payload.iat !== undefined) {
+    if (typeof payload.iat !== 'number' || !Number.isFinite(payload.iat)) {
+      throw ApiError.unauthorized("The token's 'iat' claim must be a number of seconds", 'invalid_token');
+    }
+    if (payload.iat > now + toleranceSeconds) {
+      throw ApiError.unauthorized(
+        `The token's 'iat' claim lies in the future, beyond the ${toleranceSeconds} s clock tolerance (auth.jwt.clock_tolerance)`,
+        'invalid_token',
+      );
+    }
+  }
+  checkLifetime(payload, jwt, now, toleranceSeconds);
+}
+
+/** Refuses a token meant to live longer than auth.jwt.max_token_lifetime, by its `iat` or from now. */
+function checkLifetime(payload: Record<string, unknown>, jwt: JwtConfig, now: number, toleranceSeconds: number): void {
+  // The verifier has already refused an `exp` that is not a number; an absent one was allowed by require_exp.
+  if (typeof payload.exp !== 'number') return;
+  const maxSeconds = Math.floor(jwt.max_token_lifetime / 1000);
+  const issued = typeof payload.iat === 'number' ? payload.iat : now;
+  const lifetime = payload.exp - Math.min(issued, now);
+  if (!(lifetime <= maxSeconds + toleranceSeconds)) {
     throw ApiError.unauthorized(
-      `The token's 'iat' claim lies in the future, beyond the ${toleranceSeconds} s clock tolerance (auth.jwt.clock_tolerance)`,
+      `The token lives longer than the ${maxSeconds} s allowed (auth.jwt.max_token_lifetime)`,
       'invalid_token',
     );
   }

@@ -52,6 +52,11 @@ const jwtSchema = z
     require_exp: flag().default(true),
     /** Clock skew allowed against the issuer, for `exp`, `nbf` and an `iat` in the future. */
     clock_tolerance: duration().default(30_000),
+    /**
+     * Longest lifetime accepted (exp - iat, and exp - now): a token minted to outlive this, by mistake or by a
+     * stolen signing key, is refused rather than trusted for years.
+     */
+    max_token_lifetime: duration().pipe(z.number().min(60_000, 'expected at least 1m')).default(86_400_000),
   })
   .strict();
 
@@ -75,6 +80,20 @@ const authorizationServerSchema = z
      * addresses too (by default only https on public addresses, whatever mcp.allow_private_networks says).
      */
     client_id_metadata_allow_local: flag().default(false),
+    /**
+     * Registrations (POST /register) allowed per source address (IPv6: per /64), counted in the database so the
+     * limit holds across replicas; registration is open to anyone, as MCP clients expect.
+     */
+    registration_rate_limit: z
+      .object({
+        per_minute: integer().pipe(z.number().min(1)).optional(),
+        per_hour: integer().pipe(z.number().min(1)).optional(),
+        per_day: integer().pipe(z.number().min(1)).optional(),
+      })
+      .strict()
+      .default({ per_minute: 10, per_hour: 100 }),
+    /** A registered client nobody has authorized within this long after its registration is deleted. */
+    unused_client_ttl: duration().pipe(z.number().min(60_000, 'expected at least 1m')).default(86_400_000),
   })
   .strict();
 

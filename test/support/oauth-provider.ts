@@ -43,9 +43,13 @@ export class OAuthProvider {
   }
 
   /** A token signed by this provider, as if issued to some client: for the refusal cases. */
-  mint(options: { audience?: string; scope?: string }): Promise<string> {
+  mint(options: { audience?: string; scope?: string; expiresIn?: number }): Promise<string> {
     const claims = { ...this.claims, sub: 'user-1', ...(options.scope ? { scope: options.scope } : {}) };
-    return signRs256(this.key, claims, { issuer: this.issuer, audience: options.audience });
+    return signRs256(this.key, claims, {
+      issuer: this.issuer,
+      audience: options.audience,
+      expiresIn: options.expiresIn,
+    });
   }
 
   close(): Promise<void> {

@@ -14,6 +14,8 @@ export interface AccessGrant {
   tenantId: string;
   role: 'admin' | 'member';
   clientId: string;
+  /** The authorization the token descends from; /mcp refuses the token once it is revoked. */
+  grantId: string;
   resource: string;
   scope: string;
 }
@@ -43,6 +45,7 @@ export class AccessTokens {
         aud: grant.resource,
         sub: grant.apiKeyId,
         client_id: grant.clientId,
+        grant_id: grant.grantId,
         scope: grant.scope,
         tenant_id: grant.tenantId,
         role: grant.role,
@@ -57,13 +60,18 @@ export class AccessTokens {
 }
 
 /**
- * The API key a verified access token names, and the tenant and role it was issued with. The caller then checks
- * that key is still active: the token is only as good as the key behind it.
+ * The API key a verified access token names, the tenant it was issued with, and its grant. The caller then checks
+ * that key and grant are still active: the token is only as good as the key and the authorization behind it.
  */
-export function grantOfVerifiedToken(payload: Record<string, unknown>): Pick<Identity, 'tenantId' | 'subject'> {
-  const { sub, tenant_id: tenantId } = payload;
+export function grantOfVerifiedToken(
+  payload: Record<string, unknown>,
+): Pick<Identity, 'tenantId' | 'subject'> & { grantId: string } {
+  const { sub, tenant_id: tenantId, grant_id: grantId } = payload;
   if (typeof sub !== 'string' || typeof tenantId !== 'string' || !TENANT_ID_PATTERN.test(tenantId)) {
     throw ApiError.unauthorized('The access token does not name an API key and tenant', 'invalid_token');
   }
-  return { subject: sub, tenantId };
+  if (typeof grantId !== 'string') {
+    throw ApiError.unauthorized('The access token does not name its grant: authorize again', 'invalid_token');
+  }
+  return { subject: sub, tenantId, grantId };
 }

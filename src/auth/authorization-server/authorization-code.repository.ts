@@ -36,18 +36,34 @@ export class AuthorizationCodeRepository {
     );
   }
 
-  /** Removes the code and answers what it granted: a code is spent by its first exchange. */
-  async take(codeHash: string): Promise<CodeRow | undefined> {
+  /**
+   * Marks the code spent and answers what it granted: a code is spent by its first exchange, which starts the
+   * grant `familyId`. Undefined when the code is unknown or already spent.
+   */
+  async spend(codeHash: string, familyId: string, now: Date): Promise<CodeRow | undefined> {
     // TypeORM answers a DELETE or UPDATE with [rows, affected count].
     const [rows] = (await this.dataSource.query(
-      `DELETE FROM oauth_authorization_codes WHERE code_hash = $1
+      `UPDATE oauth_authorization_codes SET used_at = $3, family_id = $2 WHERE code_hash = $1 AND used_at IS NULL
        RETURNING client_id, redirect_uri, code_challenge, resource, scope, api_key_id, expires_at`,
-      [codeHash],
+      [codeHash, familyId, now],
     )) as [CodeRow[], number];
     return rows[0];
   }
 
-  async deleteExpired(now: Date): Promise<void> {
-    await this.dataSource.query(`DELETE FROM oauth_authorization_codes WHERE expires_at < $1`, [now]);
+  /** The grant a spent code started, when this code was already spent. */
+  async grantOfSpent(codeHash: string): Promise<string | undefined> {
+    const rows: { family_id: string }[] = await this.dataSource.query(
+      `SELECT family_id FROM oauth_authorization_codes WHERE code_hash = $1 AND used_at IS NOT NULL`,
+      [codeHash],
+    );
+    return rows[0]?.family_id;
+  }
+
+  /** Drops unspent codes past their expiry, and spent ones used before `spentBefore`. */
+  async deleteExpired(now: Date, spentBefore: Date): Promise<void> {
+    await this.dataSource.query(
+      `DELETE FROM oauth_authorization_codes WHERE expires_at < $1 AND (used_at IS NULL OR used_at < $2)`,
+      [now, spentBefore],
+    );
   }
 }

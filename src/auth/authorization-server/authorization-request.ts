@@ -82,11 +82,14 @@ export async function checkAuthorizationRequest(
     throw new UntrustedRequestError(`The redirect_uri ${redirectUri} is not registered for this client`);
   }
 
+  // Shown on the page, not sent back: a client that asks for another response type (token, say) would otherwise
+  // have its registered URI answer at once, with no consent, which makes any registered URI an open redirect.
+  if (parameters.response_type !== 'code') {
+    throw new UntrustedRequestError('Unsupported response_type: this server answers response_type=code only');
+  }
+
   const state = parameters.state;
   const refuse = (error: OAuthError) => new RedirectableError(error, redirectUri, state);
-  if (parameters.response_type !== 'code') {
-    throw refuse(new OAuthError('unsupported_response_type', 'response_type must be code'));
-  }
   if (!parameters.code_challenge) {
     throw refuse(new OAuthError('invalid_request', 'code_challenge is required (PKCE with S256)'));
   }

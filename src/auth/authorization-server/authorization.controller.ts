@@ -49,7 +49,10 @@ export class AuthorizationController {
   })
   @ApiResponse({ status: 200, description: 'The consent page, with a CSRF cookie.' })
   @ApiResponse({ status: 303, description: 'An error sent back to the client: its redirect URI with error and state.' })
-  @ApiResponse({ status: 400, description: 'An error page: unknown client, unregistered or missing redirect_uri.' })
+  @ApiResponse({
+    status: 400,
+    description: 'An error page: unknown client, unregistered or missing redirect_uri, response_type other than code.',
+  })
   async show(@Req() request: Request, @Res() response: Response): Promise<void> {
     const authorization = await this.check(request.query, response);
     if (!authorization) return;

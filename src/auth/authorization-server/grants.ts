@@ -6,7 +6,9 @@ import { randomToken } from '../../common/ids';
 import { AppConfig } from '../../config/app-config';
 import { ApiKeysService } from '../api-keys.service';
 import { AccessTokens } from './access-tokens';
+import { ActiveGrants } from './active-grants';
 import { AuthorizationCodeRepository } from './authorization-code.repository';
+import { OAuthClients } from './oauth-clients';
 import { OAuthError } from './oauth-error';
 import { verifierMatches } from './pkce';
 import { RefreshRow, RefreshTokenRepository } from './refresh-token.repository';
@@ -37,8 +39,9 @@ const hash = (token: string) => createHash('sha256').update(token).digest('hex')
 
 /**
  * Authorization codes and refresh tokens, kept in the database (as hashes) so any replica can complete a flow
- * another one started. A code is spent by the first exchange, good or bad; a refresh token is spent by its
- * first use, and one presented again (a stolen copy, or a replay) revokes its whole family.
+ * another one started. A code is spent by the first exchange, good or bad; a refresh token by its first use
+ * with its own client. A code or refresh token presented again (a stolen copy, or a replay) revokes the grant
+ * it belongs to: every refresh token descended from it, and the access tokens already issued for it.
  */
 @Injectable()
 export class Grants {
@@ -49,13 +52,18 @@ export class Grants {
     private readonly clock: Clock,
     private readonly apiKeys: ApiKeysService,
     private readonly accessTokens: AccessTokens,
+    private readonly activeGrants: ActiveGrants,
+    private readonly clients: OAuthClients,
   ) {}
 
   async issueCode(approved: ApprovedAuthorization): Promise<string> {
     const code = randomToken(43);
     const now = this.clock.now();
     // Codes nobody exchanged are dropped here rather than by a job: the table stays as small as the traffic.
-    await this.codes.deleteExpired(now);
+    // Spent codes are kept as long as a grant they started may live, so a replay can still revoke it.
+    const refreshTtl = this.config.auth.oauth.authorization_server.refresh_token_ttl;
+    await this.codes.deleteExpired(now, new Date(now.getTime() - refreshTtl));
+    await this.clients.markUsed(approved.clientId, now);
     await this.codes.insert(
       hash(code),
       {
@@ -80,7 +88,14 @@ export class Grants {
     codeVerifier: string | undefined;
     resource: string | undefined;
   }): Promise<TokenResponse> {
-    const code = await this.codes.take(hash(request.code));
+    const codeHash = hash(request.code);
+    const familyId = randomToken(24);
+    const code = await this.codes.spend(codeHash, familyId, this.clock.now());
+    if (!code) {
+      // A code presented twice: the tokens issued for its first exchange are revoked (RFC 6749 section 4.1.2).
+      const grantId = await this.codes.grantOfSpent(codeHash);
+      if (grantId) await this.activeGrants.revoke(grantId);
+    }
     if (!code || code.expires_at.getTime() <= this.clock.now().getTime()) {
       throw new OAuthError('invalid_grant', 'The authorization code is unknown, expired or already used');
     }
@@ -96,7 +111,7 @@ export class Grants {
     if (request.resource !== undefined && request.resource !== code.resource) {
       throw new OAuthError('invalid_target', 'resource must be the one the authorization was granted for');
     }
-    return this.tokens({ ...code, family_id: randomToken(24) });
+    return this.tokens({ ...code, family_id: familyId });
   }
 
   /** The refresh_token grant with rotation (OAuth 2.1 section 4.3.1): the old token is spent. */
@@ -107,17 +122,18 @@ export class Grants {
     scope: string | undefined;
   }): Promise<TokenResponse> {
     const tokenHash = hash(request.refreshToken);
-    const token = await this.refreshTokens.spend(tokenHash, this.clock.now());
+    const token = await this.refreshTokens.spend(tokenHash, request.clientId, this.clock.now());
     if (!token) {
-      // A spent token presented again: every token of its family is revoked (RFC 9700 section 4.14.2).
-      await this.refreshTokens.revokeFamilyOfSpent(tokenHash);
-      throw new OAuthError('invalid_grant', 'The refresh token is unknown, revoked or already used');
+      // A spent token presented again: its whole grant is revoked, refresh and access tokens (RFC 9700 4.14.2).
+      const grantId = await this.refreshTokens.familyOfSpent(tokenHash);
+      if (grantId) await this.activeGrants.revoke(grantId);
+      throw new OAuthError(
+        'invalid_grant',
+        'The refresh token is unknown, revoked, already used or was issued to another client',
+      );
     }
     if (token.expires_at.getTime() <= this.clock.now().getTime()) {
       throw new OAuthError('invalid_grant', 'The refresh token has expired');
-    }
-    if (token.client_id !== request.clientId) {
-      throw new OAuthError('invalid_grant', 'The refresh token was issued to another client');
     }
     if (request.resource !== undefined && request.resource !== token.resource) {
       throw new OAuthError('invalid_target', 'resource must be the one the authorization was granted for');
@@ -154,6 +170,7 @@ export class Grants {
       tenantId: identity.tenantId,
       role: identity.role,
       clientId: grant.client_id,
+      grantId: grant.family_id,
       resource: grant.resource,
       scope: grant.scope,
     });

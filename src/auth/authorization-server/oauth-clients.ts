@@ -7,6 +7,7 @@ import { OAuthError } from './oauth-error';
 import { redirectUriProblem } from './redirect-uris';
 import { readBoundedText } from '../../common/bounded-body';
 import { OAuthClientRepository } from './oauth-client.repository';
+import { RegistrationLimit } from './registration-limit';
 
 /** A client known to the authorization server: registered (RFC 7591) or described by its metadata document. */
 export interface OAuthClient {
@@ -20,6 +21,7 @@ export interface OAuthClient {
 export interface ClientRegistration {
   client_id: string;
   client_id_issued_at: number;
+  application_type?: ApplicationType;
   client_name?: string;
   client_uri?: string;
   redirect_uris: string[];
@@ -28,10 +30,16 @@ export interface ClientRegistration {
   token_endpoint_auth_method: 'none';
 }
 
+/** OpenID Connect Dynamic Client Registration's application_type, which MCP clients must send (2026-07-28). */
+type ApplicationType = 'web' | 'native';
+const APPLICATION_TYPES: ApplicationType[] = ['web', 'native'];
 const MAX_REDIRECT_URIS = 10;
 const MAX_NAME_LENGTH = 200;
 const GRANT_TYPES = ['authorization_code', 'refresh_token'];
-/** Client ID Metadata Documents are small; a larger answer is refused unread (the draft suggests 5 KB). */
+/**
+ * Client metadata is small: a registration or a Client ID Metadata Document larger than this is refused (the
+ * CIMD draft suggests 5 KB), which bounds what an open registration endpoint lets anyone store.
+ */
 const MAX_METADATA_BYTES = 5 * 1024;
 const METADATA_TIMEOUT_MS = 5_000;
 
@@ -48,6 +56,7 @@ export class OAuthClients implements OnApplicationShutdown {
     private readonly clients: OAuthClientRepository,
     private readonly config: AppConfig,
     private readonly clock: Clock,
+    private readonly registrationLimit: RegistrationLimit,
   ) {
     const allowLocal = config.auth.oauth.authorization_server.client_id_metadata_allow_local;
     this.outbound = guardedFetch({ allowPrivateNetworks: allowLocal, allowLinkLocal: false });
@@ -57,9 +66,21 @@ export class OAuthClients implements OnApplicationShutdown {
     return this.outbound.close();
   }
 
-  /** Dynamic Client Registration: validates the metadata and stores the client. */
-  async register(body: unknown): Promise<ClientRegistration> {
+  /**
+   * Dynamic Client Registration: counts the registration against its source address's rate limit, validates the
+   * metadata and stores the client. Clients registered and never authorized expire (unused_client_ttl): they are
+   * dropped here, so the table stays as small as the traffic.
+   */
+  async register(body: unknown, sourceAddress: string | undefined): Promise<ClientRegistration> {
+    await this.registrationLimit.take(sourceAddress);
+    if (Buffer.byteLength(JSON.stringify(body ?? null)) > MAX_METADATA_BYTES) {
+      throw new OAuthError('invalid_client_metadata', `The client metadata exceeds ${MAX_METADATA_BYTES} bytes`);
+    }
     const metadata = clientMetadata(body);
+    const applicationType = metadata.application_type;
+    if (applicationType !== undefined && !APPLICATION_TYPES.includes(applicationType as ApplicationType)) {
+      throw new OAuthError('invalid_client_metadata', `application_type must be ${APPLICATION_TYPES.join(' or ')}`);
+    }
     const fields: [string, string[]][] = [
       ['grant_types', GRANT_TYPES],
       ['response_types', ['code']],
@@ -73,6 +94,7 @@ export class OAuthClients implements OnApplicationShutdown {
     }
     const client: OAuthClient = { clientId: `tgc_${randomToken(24)}`, ...describedClient(metadata) };
     const issuedAt = this.clock.now();
+    await this.clients.deleteUnused(this.unusedSince(issuedAt));
     await this.clients.insert(
       {
         client_id: client.clientId,
@@ -85,6 +107,7 @@ export class OAuthClients implements OnApplicationShutdown {
     return {
       client_id: client.clientId,
       client_id_issued_at: Math.floor(issuedAt.getTime() / 1000),
+      ...(applicationType !== undefined && { application_type: applicationType as ApplicationType }),
       ...(client.clientName !== null && { client_name: client.clientName }),
       ...(client.clientUri !== null && { client_uri: client.clientUri }),
       redirect_uris: client.redirectUris,
@@ -98,7 +121,7 @@ export class OAuthClients implements OnApplicationShutdown {
   async find(clientId: string): Promise<OAuthClient | undefined> {
     if (/^https?:\/\//.test(clientId)) return this.fromMetadataDocument(clientId);
     if (clientId.length > 64) return undefined;
-    const row = await this.clients.find(clientId);
+    const row = await this.clients.find(clientId, this.unusedSince(this.clock.now()));
     return (
       row && {
         clientId: row.client_id,
@@ -107,6 +130,15 @@ export class OAuthClients implements OnApplicationShutdown {
         redirectUris: row.redirect_uris,
       }
     );
+  }
+
+  /** Records a user's approval of a registered client, which keeps it from expiring unused. */
+  markUsed(clientId: string, now: Date): Promise<void> {
+    return this.clients.markUsed(clientId, now);
+  }
+
+  private unusedSince(now: Date): Date {
+    return new Date(now.getTime() - this.config.auth.oauth.authorization_server.unused_client_ttl);
   }
 
   /**

@@ -8,13 +8,13 @@ export type OAuthErrorCode =
   | 'invalid_grant'
   | 'unauthorized_client'
   | 'unsupported_grant_type'
-  | 'unsupported_response_type'
   | 'invalid_scope'
   | 'invalid_target'
   | 'access_denied'
   | 'invalid_redirect_uri'
   | 'invalid_client_metadata'
-  | 'server_error';
+  | 'server_error'
+  | 'temporarily_unavailable';
 
 /**
  * An error of the OAuth endpoints, answered in the RFC 6749 form (`error`, `error_description`) rather than
@@ -25,6 +25,7 @@ export class OAuthError extends Error {
     readonly error: OAuthErrorCode,
     readonly description: string,
     readonly status = error === 'invalid_client' ? 401 : 400,
+    readonly headers: Record<string, string> = {},
   ) {
     super(description);
   }
@@ -40,6 +41,7 @@ export class OAuthErrorFilter implements ExceptionFilter {
   catch(error: OAuthError, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<Response>();
     response.setHeader('Cache-Control', 'no-store');
+    for (const [name, value] of Object.entries(error.headers)) response.setHeader(name, value);
     response.status(error.status).json(error.toBody());
   }
 }

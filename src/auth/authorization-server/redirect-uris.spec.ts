@@ -17,6 +17,8 @@ describe('redirect URIs', () => {
     expect(redirectUriProblem('https://user:pw@example.com/cb')).toMatch(/user information/);
     expect(redirectUriProblem('/relative')).toMatch(/absolute/);
     expect(redirectUriProblem(`https://example.com/${'a'.repeat(2000)}`)).toMatch(/longer/);
+    expect(redirectUriProblem('http://127.0.0.1:9999\\@evil.example/cb')).toMatch(/backslash/);
+    expect(redirectUriProblem('https://a.example/c b')).toMatch(/spaces/);
   });
 
   it('matches exactly, or a loopback URI on any port', () => {
@@ -30,5 +32,14 @@ describe('redirect URIs', () => {
     expect(redirectUriMatches('http://127.0.0.1:1/callback', 'http://127.0.0.1:1/other')).toBe(false);
     expect(redirectUriMatches('http://127.0.0.1:1/cb?x=1', 'http://127.0.0.1:1/cb?x=2')).toBe(false);
     expect(redirectUriMatches('http://example.com:1/cb', 'http://example.com:2/cb')).toBe(false);
+  });
+
+  it('compares the forms a browser would follow, and refuses a requested URI that reads two ways', () => {
+    expect(redirectUriMatches('http://127.0.0.1/cb', 'http://127.0.0.1:9999\\@evil.example/cb')).toBe(false);
+    expect(redirectUriMatches('http://127.0.0.1/cb', 'http://127.0.0.1:9999@evil.example/cb')).toBe(false);
+    expect(redirectUriMatches('http://127.0.0.1/cb', 'http://x@127.0.0.1:9999/cb')).toBe(false);
+    expect(redirectUriMatches('http://127.0.0.1/cb', 'http://127.0.0.1:9999/cb/../cb')).toBe(true);
+    expect(redirectUriMatches('https://a.example/cb', 'https://A.EXAMPLE:443/cb')).toBe(true);
+    expect(redirectUriMatches('https://a.example/cb', 'https://a.example/cb\t')).toBe(false);
   });
 });

@@ -34,24 +34,42 @@ export class RefreshTokenRepository {
     );
   }
 
-  /** Marks an unspent token used and answers what it grants; undefined when it is unknown or already spent. */
-  async spend(tokenHash: string, now: Date): Promise<RefreshRow | undefined> {
+  /**
+   * Marks an unspent token of this client used and answers what it grants; undefined when it is unknown, already
+   * spent, or another client's (which leaves it unspent: presenting it under a wrong client_id costs its owner
+   * nothing).
+   */
+  async spend(tokenHash: string, clientId: string, now: Date): Promise<RefreshRow | undefined> {
     // TypeORM answers a DELETE or UPDATE with [rows, affected count].
     const [rows] = (await this.dataSource.query(
-      `UPDATE oauth_refresh_tokens SET used_at = $2 WHERE token_hash = $1 AND used_at IS NULL
+      `UPDATE oauth_refresh_tokens SET used_at = $3 WHERE token_hash = $1 AND client_id = $2 AND used_at IS NULL
        RETURNING family_id, client_id, resource, scope, api_key_id, expires_at`,
-      [tokenHash, now],
+      [tokenHash, clientId, now],
     )) as [RefreshRow[], number];
     return rows[0];
   }
 
-  /** Deletes every token of the family of this token, if it was already spent. */
-  async revokeFamilyOfSpent(tokenHash: string): Promise<void> {
-    await this.dataSource.query(
-      `DELETE FROM oauth_refresh_tokens WHERE family_id IN
-         (SELECT family_id FROM oauth_refresh_tokens WHERE token_hash = $1 AND used_at IS NOT NULL)`,
+  /** The grant (family) of this token, if it was already spent. */
+  async familyOfSpent(tokenHash: string): Promise<string | undefined> {
+    const rows: { family_id: string }[] = await this.dataSource.query(
+      `SELECT family_id FROM oauth_refresh_tokens WHERE token_hash = $1 AND used_at IS NOT NULL`,
       [tokenHash],
     );
+    return rows[0]?.family_id;
+  }
+
+  /** Deletes every token of a grant: nothing descended from it can be refreshed any more. */
+  async deleteFamily(familyId: string): Promise<void> {
+    await this.dataSource.query(`DELETE FROM oauth_refresh_tokens WHERE family_id = $1`, [familyId]);
+  }
+
+  /** Whether the grant still holds an unexpired token: the grant lives as long as its newest refresh token. */
+  async familyLive(familyId: string, now: Date): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(
+      `SELECT 1 FROM oauth_refresh_tokens WHERE family_id = $1 AND expires_at > $2 LIMIT 1`,
+      [familyId, now],
+    );
+    return rows.length > 0;
   }
 
   async deleteExpired(now: Date): Promise<void> {

@@ -30,8 +30,10 @@ export class TokenController {
     description:
       'Served when auth.oauth.authorization_server.enabled is true. Public clients only (client_id, no secret): ' +
       'grant_type=authorization_code with code, redirect_uri, code_verifier (PKCE S256) and resource, or ' +
-      'grant_type=refresh_token with refresh_token (single use: the answer carries its replacement). Errors in ' +
-      'the RFC 6749 form: {"error": "invalid_grant", "error_description": "..."}.',
+      'grant_type=refresh_token with refresh_token (single use: the answer carries its replacement; under another ' +
+      'client_id it is refused and stays unspent). A code or refresh token presented again revokes its grant, ' +
+      'including the access tokens already issued for it. Errors in the RFC 6749 form: ' +
+      '{"error": "invalid_grant", "error_description": "..."}.',
   })
   @ApiOkResponse({ description: 'New tokens.', schema: { example: TOKEN_EXAMPLE } })
   @ApiBadRequestResponse({

@@ -2,6 +2,7 @@ import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import * as dns from 'node:dns';
 import type { LookupAddress, LookupOptions } from 'node:dns';
+import { isIP } from 'node:net';
 import { Agent, buildConnector, fetch as undiciFetch } from 'undici';
 import { AppConfig } from '../../config/app-config';
 import { refusalOf, SsrfRules } from './ssrf-policy';
@@ -17,8 +18,8 @@ export class SsrfRefusedError extends Error {
  * The fetch used for every outbound MCP (and webhook) request. The URL check before a connection resolves
  * the host on its own, so a host that answers a public address then and a private one a moment later
  * (DNS rebinding) would get through; this fetch's connections check the addresses they really use: every
- * address the lookup answers, and the peer address of the connected socket (which also covers IP literals,
- * which skip the lookup).
+ * address the lookup answers, an IP literal (which skips the lookup) before connecting to it, and the peer address
+ * of the connected socket.
  */
 @Injectable()
 export class SsrfGuardedFetch implements OnApplicationShutdown {
@@ -63,6 +64,11 @@ export function guardedFetch(rules: SsrfRules): GuardedFetch {
 function guardedConnector(rules: SsrfRules): buildConnector.connector {
   const connect = buildConnector({ lookup: guardedLookup(rules) } as buildConnector.BuildOptions);
   return (options, callback) => {
+    // An IP literal skips the lookup: checked here, before any packet leaves, so a refused address is never
+    // touched (no TCP handshake, no TLS hello, no timing that tells an open port from a closed one).
+    const literal = options.hostname.replace(/^\[|\]$/g, '');
+    const early = isIP(literal) ? refusalOf(literal, rules) : undefined;
+    if (early) return callback(refusedError(literal, early), null);
     connect(options, (error, socket) => {
       if (error || !socket) return callback(error ?? new Error('no socket'), null);
       const address = socket.remoteAddress ?? '';
