@@ -25,7 +25,7 @@ describe.each(ENGINES)('MCP discovery and entries registered for the same upstre
     server = await new MutableMcpServer().start();
     server.setTool(lookup('Looks anything up, anywhere.', 100_000));
     t = await startApp(engine, { config: noFileSearch });
-  }, 120_000);
+  }, 300_000);
   afterAll(async () => {
     await t?.close();
     await server?.stop();
@@ -77,5 +77,5 @@ describe.each(ENGINES)('MCP discovery and entries registered for the same upstre
       .send({ name: 'curated-lookup', arguments: { q: 'x'.repeat(51) } })
       .expect(400);
     expect(tooLong.body.error.code).toBe('invalid_arguments');
-  }, 120_000);
+  }, 300_000);
 });
