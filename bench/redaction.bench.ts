@@ -15,6 +15,12 @@ const TEXTS: [string, string][] = [
   ['private key BEGIN without END', fill('-----BEGIN PRIVATE KEY-----\n')],
   ['assignments "password=x "', fill('password=x ')],
   ['key words without values "token token"', fill('token ')],
+  ['percent runs "%%%..."', fill('%')],
+  ['entity starts "&#&#..."', fill('&#')],
+  ['escape starts "\\u\\u..."', fill('\\u')],
+  ['encoded assignments "pass%77ord=x "', fill('pass%77ord=x ')],
+  ['lookalike letters "раssword=x "', fill('раssword=x ')],
+  ['quoted pairs \'"pin", "1", \'', fill('"pin", "1", ')],
 ];
 
 function nested(depth: number): unknown {

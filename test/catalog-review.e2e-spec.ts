@@ -158,12 +158,19 @@ describe('catalog: registration, review workflow and pinning', () => {
     expect(changed.body.pending_change).toEqual(expect.objectContaining({ fields: ['schema'] }));
     const denied = await t.http
       .post('/v1/tool_calls')
-      .set(bearer(acme))
+      .set(bearer(t.adminKey))
       .send({ name: 'pinned-tool', arguments: {} })
       .expect(200);
     expect(denied.body).toEqual(
       expect.objectContaining({ status: 'denied', error: expect.objectContaining({ code: 'not_approved' }) }),
     );
+    // A member, who can no longer list it, hears of it no more than of a missing tool.
+    const hidden = await t.http
+      .post('/v1/tool_calls')
+      .set(bearer(acme))
+      .send({ name: 'pinned-tool', arguments: {} })
+      .expect(400);
+    expect(hidden.body.error.code).toBe('unknown_tool');
     const history = await t.http.get(`/v1/tools/${id}/reviews`).set(bearer(t.adminKey)).expect(200);
     expect(history.body.data.at(-1)).toEqual(
       expect.objectContaining({

@@ -74,19 +74,37 @@ describe('effective tool sets: the three-tenant example', () => {
     expect((await call('globex', 'echo').expect(200)).body.status).toBe('completed');
   });
 
-  it('denies every call outside it, naming the reason', async () => {
+  it('denies every call outside it, naming the reason where the caller may know the tool', async () => {
     const denied = async (tenant: string, name: string, code: string, profile?: string) => {
       const res = await call(tenant, name, profile).expect(200);
       expect(res.body).toEqual(expect.objectContaining({ status: 'denied', output: null }));
       expect(res.body.error.code).toBe(code);
       return res.body.error.message as string;
     };
-    expect(await denied('globex', 'aws-s3', 'tenant_denied')).toBe("Tool 'aws-s3' is not available to tenant 'globex'");
+    // Built-in names are public: a refusal says why.
     expect(await denied('initech', 'echo', 'not_in_tenant_bundles')).toContain(
       "not in the bundles assigned to tenant 'initech'",
     );
     expect(await denied('acme', 'echo', 'not_in_agent_profile', 'support')).toContain("agent profile 'support'");
-    expect(await denied('acme', 'draft-tool', 'not_approved')).toContain('security_status: unreviewed');
+    // A registered tool the caller cannot list answers as an unknown name; the audit says why.
+    for (const [tenant, name] of [
+      ['globex', 'aws-s3'],
+      ['acme', 'draft-tool'],
+    ]) {
+      const res = await call(tenant, name).expect(400);
+      expect(res.body.error).toEqual(expect.objectContaining({ code: 'unknown_tool', param: 'name' }));
+      expect(res.body.error.message).toMatch(new RegExp(`^Unknown tool '${name}'`));
+    }
+    const audit = async (tenant: string, name: string) =>
+      (await t.http.get(`/v1/tools/audit?tenant_id=${tenant}&tool_name=${name}`).set(bearer(t.adminKey)).expect(200))
+        .body.data[0];
+    expect(await audit('globex', 'aws-s3')).toEqual(
+      expect.objectContaining({
+        status: 'denied',
+        error: "tenant_denied: Tool 'aws-s3' is not available to tenant 'globex'",
+      }),
+    );
+    expect((await audit('acme', 'draft-tool')).error).toContain('not_approved');
     const metrics = (await t.http.get('/metrics')).text;
     for (const reason of ['tenant_denied', 'not_in_tenant_bundles', 'not_in_agent_profile', 'not_approved']) {
       expect(metrics).toContain(`toolgate_tool_registry_denials_total{reason="${reason}"}`);

@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import {
+  chmodSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -28,6 +30,19 @@ const ADMIN_KEY = 'tg_test_admin_embedded_db_0123456789abcdef';
 const SOCKET = '.s.PGSQL.5432';
 
 const modeOf = (path: string) => statSync(path).mode & 0o777;
+
+/** Every file and directory under `root` (symlinks not followed). */
+function treeOf(root: string): string[] {
+  const paths = [root];
+  for (let index = 0; index < paths.length; index++) {
+    if (lstatSync(paths[index]).isDirectory())
+      paths.push(...readdirSync(paths[index]).map((name) => join(paths[index], name)));
+  }
+  return paths;
+}
+
+/** Paths under `root` that users other than the owner may read, write or enter. */
+const openToOthers = (root: string) => treeOf(root).filter((path) => (lstatSync(path).mode & 0o077) !== 0);
 
 /** A pid that certainly belonged to a process and no longer does. */
 async function deadPid(): Promise<number> {
@@ -85,7 +100,7 @@ describe('the embedded database of the server process', () => {
     return server;
   };
 
-  beforeAll(buildService, 120_000);
+  beforeAll(buildService, 300_000);
   afterAll(async () => {
     for (const server of servers) await server.kill();
     for (const other of others) {
@@ -141,6 +156,36 @@ describe('the embedded database of the server process', () => {
     },
     180_000,
   );
+
+  it('keeps the data directory to its user (0700 directories, 0600 files), closing up one an older version left open', async () => {
+    const dir = join(cwd, 'private-data');
+    const first = await start(await freePort(), dir);
+    await request(first.url)
+      .post('/v1/admin/api_keys')
+      .set(bearer(ADMIN_KEY))
+      .send({ name: 'reader', tenant_id: 'tenant-a' })
+      .expect(201);
+    expect(await first.stop()).toEqual({ code: 0, signal: null });
+
+    const files = treeOf(dir).filter((path) => lstatSync(path).isFile());
+    expect(files.length).toBeGreaterThan(900);
+    expect(files).toContain(join(dir, 'pgdata/pg_hba.conf'));
+    expect(openToOthers(dir)).toEqual([]);
+    expect(modeOf(dir)).toBe(0o700);
+    expect(modeOf(join(dir, 'pgdata/pg_hba.conf'))).toBe(0o600);
+
+    // What earlier versions left: the database's files 0666 (PGlite's own mode), directories 0755.
+    chmodSync(dir, 0o755);
+    for (const path of treeOf(join(dir, 'pgdata'))) chmodSync(path, lstatSync(path).isDirectory() ? 0o755 : 0o666);
+    expect(openToOthers(dir).length).toBeGreaterThan(900);
+    const next = await start(await freePort(), dir);
+    const keys = await request(next.url).get('/v1/admin/api_keys').set(bearer(ADMIN_KEY)).expect(200);
+    expect(keys.body.data.map((key: { name: string }) => key.name)).toContain('reader');
+    expect(openToOthers(dir)).toEqual([]);
+    expect(await next.stop()).toEqual({ code: 0, signal: null });
+    expect(openToOthers(dir)).toEqual([]);
+    // Two starts of the real server, each of which can take minutes on a loaded machine.
+  }, 600_000);
 
   it('puts the socket in a private temporary directory when the data directory path is too long for one', async () => {
     const longDir = join(cwd, 'a-data-directory-whose-path-is-too-long-for-a-unix-socket-address'.repeat(2));

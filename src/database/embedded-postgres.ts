@@ -4,6 +4,7 @@ import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { chmodSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DataDirLock } from './data-dir-lock';
+import { restrictToOwner } from './owner-only-files';
 import { keepExtendedQueriesTogether } from './pglite-protocol-affinity';
 import { privateSocketDir, PrivateSocketDir } from './private-socket-dir';
 
@@ -12,7 +13,8 @@ import { privateSocketDir, PrivateSocketDir } from './private-socket-dir';
  * over the Postgres wire protocol, so the ordinary `pg` driver, TypeORM and LISTEN/NOTIFY work exactly as
  * against a PostgreSQL server. The wire server has no authentication, so it listens on a Unix socket that
  * only this user can reach (socket 0600 in a 0700 directory), never on a TCP port any local process could
- * connect to. The socket server keeps each connection's transaction on that connection.
+ * connect to. The socket server keeps each connection's transaction on that connection. The data directory
+ * and everything in it are for this user alone (0700 directories, 0600 files).
  */
 export class EmbeddedPostgres {
   private constructor(
@@ -31,7 +33,9 @@ export class EmbeddedPostgres {
     try {
       const directory = resolve(join(dataDir, 'pgdata'));
       mkdirSync(directory, { recursive: true });
+      chmodSync(dataDir, 0o700);
       db = await PGlite.create({ dataDir: directory, extensions: { vector } });
+      restrictToOwner(directory);
       socketDir = privateSocketDir(dataDir);
       const server = new PGLiteSocketServer({ db, path: socketDir.socketPath, maxConnections });
       keepExtendedQueriesTogether(server);

@@ -1,5 +1,6 @@
 import type { ChatCompletionTool } from 'openai/resources/chat/completions';
 import { ApiError } from '../common/api-error';
+import type { Config } from '../config/config.schema';
 import type { Identity } from '../tenancy/request-context';
 import { unknownToolMessage } from '../tools/invocation/did-you-mean';
 import type { ToolDispatcher } from '../tools/invocation/tool-dispatcher';
@@ -85,13 +86,14 @@ export async function resolveLoopTools(
   dispatcher: ToolDispatcher,
   identity: Identity,
   requested: RequestTool[],
+  config: Config,
 ): Promise<LoopTools> {
   const effective = requested.some((tool) => tool.type !== 'function') ? await dispatcher.effectiveTools(identity) : [];
   const byName = new Map(effective.map((tool) => [tool.name, tool]));
   const available = (name: string, param: string): ResolvedTool => {
     const tool = byName.get(name);
     if (!tool) {
-      throw ApiError.invalid(unknownToolMessage(name, [...byName.keys()]), param, 'unknown_tool');
+      throw ApiError.invalid(unknownToolMessage(name, [...byName.keys()], config), param, 'unknown_tool');
     }
     return tool;
   };

@@ -90,7 +90,7 @@ export class ResponsesService implements OnApplicationBootstrap, BeforeApplicati
       identity,
       request,
       upstreamModel: upstreamModelFor(this.settings!, request.model),
-      tools: await resolveLoopTools(this.dispatcher, identity, request.tools),
+      tools: await resolveLoopTools(this.dispatcher, identity, request.tools, this.config),
       history: request.previousResponseId
         ? await this.store.history(identity.tenantId, request.previousResponseId)
         : [],

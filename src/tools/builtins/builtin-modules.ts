@@ -1,4 +1,5 @@
 import type { DynamicModule, Type } from '@nestjs/common';
+import { BUILTIN_PROVIDERS } from './builtin-providers';
 import { FileSearchModule } from './file-search/file-search.module';
 import { WebSearchModule } from './web-search/web-search.module';
 
@@ -15,7 +16,10 @@ export interface ProviderModule {
  * a disabled one is never imported, so its tools and routes do not exist. The FunctionRegistry then
  * finds the loaded providers by discovery.
  */
-export const BUILTIN_PROVIDER_MODULES: ProviderModule[] = [
-  { name: 'web_search', module: WebSearchModule },
-  { name: 'file_search', module: FileSearchModule, enabledByDefault: true },
-];
+const MODULES: Record<string, Type> = { web_search: WebSearchModule, file_search: FileSearchModule };
+
+export const BUILTIN_PROVIDER_MODULES: ProviderModule[] = BUILTIN_PROVIDERS.map(({ name, enabledByDefault }) => ({
+  name,
+  module: MODULES[name],
+  enabledByDefault,
+}));

@@ -1,6 +1,7 @@
 import { ConfigError } from '../../config/config.loader';
 import type { Config } from '../../config/config.schema';
 import { BUILTIN_PROVIDER_MODULES, ProviderModule } from './builtin-modules';
+import { providerEnabled } from './builtin-providers';
 
 /**
  * The provider modules to import: the built-in ones plus any given (tests define their own), filtered by
@@ -16,10 +17,5 @@ export function enabledProviderModules(config: Config, extra: ProviderModule[] =
       `Invalid configuration: builtins.${unknown[0]} names no built-in provider; known: ${[...known].sort().join(', ')}`,
     );
   }
-  return all.filter((entry) => isOn(config, entry.name) ?? entry.enabledByDefault ?? false);
-}
-
-function isOn(config: Config, name: string): boolean | undefined {
-  const section = (config.builtins as Record<string, { enabled?: boolean } | undefined>)[name];
-  return section?.enabled;
+  return all.filter((entry) => providerEnabled(config, entry));
 }

@@ -95,6 +95,15 @@ export function mcpToolSource(server: McpServerOfTool, toolName: string): ToolSo
   });
 }
 
+/**
+ * Whether discovery of MCP server `serverName` created the entry, and so may refresh, stale and revive it.
+ * An entry registered through the API may point at the same upstream tool, but it is its registrant's:
+ * registration always records the registering tenant as owner, discovery never sets one.
+ */
+export function isDiscoveredOn(entry: ToolEntity, serverName: string): boolean {
+  return entry.source.type === 'mcp' && entry.source.server_name === serverName && entry.ownerTenantId === null;
+}
+
 /** The source of a provider's built-in tool. */
 export function builtinToolSource(provider: string, credentialKey?: string): ToolSource {
   return compactSource({ type: 'builtin', provider, credential_key: credentialKey });

@@ -10,7 +10,8 @@ import type { ToolEntity } from './tool.entity';
 /**
  * The governed policy: approved and not stale -> tenant admitted; the rate limit is taken separately,
  * once the call is known to be valid.
- * A caller sees and runs only the tools of its effective set, and every refusal names its reason.
+ * A caller sees and runs only the tools of its effective set; every refusal names its reason, to the caller
+ * when it may know the tool and in the audit always.
  * Reads the cached catalog once per call, so only rate-limited tools cost a query per call.
  */
 @Injectable()
@@ -34,9 +35,13 @@ export class CatalogToolPolicy extends ToolPolicy {
     if (!entry) return undefined;
     const tool = toResolved(entry);
     const denial = denialFor(snapshot, entry, identity);
-    if (!denial) return { tool, access: { allowed: true } };
+    if (!denial) return { tool, access: { allowed: true }, visible: true };
     this.metrics.denials.inc({ reason: denial.code });
-    return { tool, access: { allowed: false, status: 'denied', code: denial.code, reason: denial.reason } };
+    return {
+      tool,
+      access: { allowed: false, status: 'denied', code: denial.code, reason: denial.reason },
+      visible: knowsOf(identity, entry),
+    };
   }
 
   async takeRateLimitSlot(identity: Identity, tool: ResolvedTool): Promise<Authorization> {
@@ -53,6 +58,14 @@ export class CatalogToolPolicy extends ToolPolicy {
       retryAfterSeconds: limit.retryAfterSeconds,
     };
   }
+}
+
+/**
+ * Whether a caller outside the tool's effective set may still learn it exists: admins see the whole
+ * catalog, a tenant the tools it registered (as GET /v1/tools shows them), and built-in names are public.
+ */
+function knowsOf(identity: Identity, entry: ToolEntity): boolean {
+  return identity.role === 'admin' || entry.ownerTenantId === identity.tenantId || entry.source.type === 'builtin';
 }
 
 function toResolved(entry: ToolEntity): ResolvedTool {

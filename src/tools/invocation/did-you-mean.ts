@@ -1,4 +1,6 @@
 import { distance } from 'fastest-levenshtein';
+import type { Config } from '../../config/config.schema';
+import { disabledProviderOf } from '../builtins/builtin-providers';
 
 /**
  * The known names closest to an unknown one: small edit distance, or one containing the
@@ -19,7 +21,18 @@ export function closestNames(unknown: string, known: string[], limit = 3): strin
     .map((entry) => entry.name);
 }
 
-export function unknownToolMessage(name: string, known: string[]): string {
+/**
+ * Why `name` answers nothing, with the caller's closest names (`known`: tools the caller may see, never
+ * anyone else's). A built-in switched off by config says so and how to switch it on: its name is public.
+ */
+export function unknownToolMessage(name: string, known: string[], config: Config): string {
+  const disabled = disabledProviderOf(config, name);
+  if (disabled)
+    return (
+      `Unknown tool '${name}': it is a built-in tool that is disabled on this server. An operator enables it ` +
+      `with builtins.${disabled.name}.enabled: true and its other builtins.${disabled.name}.* settings ` +
+      `(see config.example.yaml).`
+    );
   const suggestions = closestNames(name, known);
   if (suggestions.length > 0)
     return `Unknown tool '${name}'. Did you mean ${suggestions.map((s) => `'${s}'`).join(', ')}?`;

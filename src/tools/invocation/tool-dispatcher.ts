@@ -72,7 +72,10 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
     if (!authorized) return this.unknownTool(identity, request.name);
     const { tool, access } = authorized;
     const rawArguments = request.arguments;
-    if (!access.allowed) return this.refuse(identity, tool, rawArguments, toolCall, access);
+    if (!access.allowed) {
+      const refused = await this.refuse(identity, tool, rawArguments, toolCall, access);
+      return authorized.visible ? refused : this.unknownTool(identity, request.name);
+    }
 
     if (tool.source.type === 'function') {
       return this.reject(identity, tool, rawArguments, toolCall, 'refused', {
@@ -136,9 +139,10 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
     };
   }
 
+  /** Suggestions come from the caller's own effective tools only; a disabled built-in is named as such. */
   private async unknownTool(identity: Identity, name: string): Promise<CallResult> {
     const known = (await this.policy.effectiveTools(identity)).map((t) => t.name);
-    return { status: 'unknown_tool', message: unknownToolMessage(name, known) };
+    return { status: 'unknown_tool', message: unknownToolMessage(name, known, this.config) };
   }
 
   /**

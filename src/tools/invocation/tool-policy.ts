@@ -24,6 +24,11 @@ export type Authorization =
 export interface AuthorizedTool {
   tool: ResolvedTool;
   access: Authorization;
+  /**
+   * Whether the caller may know the tool exists (it could list it). A refusal of a tool it may not see is
+   * answered as an unknown name, so that names of other tenants' tools do not leak; the audit keeps the reason.
+   */
+  visible: boolean;
 }
 
 /**
@@ -38,7 +43,7 @@ export abstract class ToolPolicy {
   /**
    * The tool of that name with the decision whether the caller may run it at all (approval, tenant
    * access), or undefined when no tool has the name. A refused tool is still returned, so that the
-   * refusal is answered with its reason. Spends nothing.
+   * refusal is audited with its reason (and answered with it when the tool is visible). Spends nothing.
    */
   abstract authorize(identity: Identity, name: string): Promise<AuthorizedTool | undefined>;
 

@@ -10,7 +10,7 @@ import { AdvisoryLock, lockForTransaction } from '../../database/advisory-locks'
 import { BackgroundTasks } from '../../observability/background';
 import { MetricsRegistry } from '../../observability/metrics.registry';
 import { CatalogDiscovery } from '../catalog/catalog-discovery.service';
-import { mcpToolSource, OfferedDefinition } from '../catalog/catalog-entry';
+import { isDiscoveredOn, mcpToolSource, OfferedDefinition } from '../catalog/catalog-entry';
 import { CatalogState } from '../catalog/catalog-state';
 import { canonical, contentHash, ReviewedContent } from '../catalog/content-hash';
 import { oversizedField } from '../catalog/content-limits';
@@ -183,11 +183,8 @@ export class McpDiscoveryService {
     tools: Tool[],
   ): Promise<{ result: DiscoveryResult; changes: SchemaChange[] }> {
     const all = await this.catalog.entries(manager);
-    const mine = new Map(
-      all
-        .filter((t) => t.source.type === 'mcp' && t.source.server_name === source.name)
-        .map((t) => [t.source.tool_name!, t]),
-    );
+    // Only what this discovery created: an admin's own entry for the same upstream tool keeps its definition.
+    const mine = new Map(all.filter((t) => isDiscoveredOn(t, source.name)).map((t) => [t.source.tool_name!, t]));
     const taken = new Set(all.map((t) => t.name));
     const otherNames = toolsOutsideServer(source.name, all);
     const result: DiscoveryResult = {

@@ -6,7 +6,8 @@ import type { ToolCallStatus } from '../../invocation/tool-call';
 import { StartedRecord, ToolCallAudit, ToolCallOutcome } from '../../invocation/tool-call-audit';
 import { AuditStatus } from './audit-record.entity';
 import { AuditRecordRepository } from './audit-record.repository';
-import { DEFAULT_SECRET_KEYS, Redactor } from './redaction';
+import { Redactor } from './redaction';
+import { DEFAULT_SECRET_KEYS } from './secret-key-names';
 
 const STATUS: Record<ToolCallStatus, AuditStatus> = {
   in_progress: 'started',

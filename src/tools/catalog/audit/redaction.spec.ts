@@ -39,4 +39,41 @@ describe('Redactor', () => {
       '-----BEGIN PRIVATE KEY----- never ends',
     );
   });
+
+  it('reads secrets hidden by JSON escapes, percent-encoding, HTML entities and lookalike letters', () => {
+    const cases: [string, string][] = [
+      ['{\\"password\\":\\"hunter2\\"}', `{"password":"${REDACTED}"}`],
+      ['pass%77ord=hunter2&page=2', `password=${REDACTED}&page=2`],
+      ['password&#61;hunter2', `password=${REDACTED}`],
+      ['&quot;token&quot;: &quot;abc&quot;', `"token": "${REDACTED}"`],
+      ['ｐａｓｓｗｏｒｄ=hunter2', `password=${REDACTED}`],
+      ['p\u200Bassword=hunter2', `password=${REDACTED}`],
+      ['\u0440\u0430ssword=hunter2', `password=${REDACTED}`],
+    ];
+    for (const [text, stored] of cases) expect(redactor.redactText(text)).toBe(stored);
+    // Nothing hidden: the text is stored as it came, encodings and all.
+    expect(redactor.redactText('100%25 juice &amp; caf\u00e9')).toBe('100%25 juice &amp; caf\u00e9');
+  });
+
+  it('redacts pwd=, quoted pairs, bearer, sessionid and pin, but not words that merely end in a short name', () => {
+    expect(redactor.redactText('pwd=hunter2')).toBe(`pwd=${REDACTED}`);
+    expect(redactor.redactText('["password", "hunter2"]')).toBe(`["password", "${REDACTED}"]`);
+    expect(redactor.redactText('bearer: abc sessionid=def pin=1234')).toBe(
+      `bearer: ${REDACTED} sessionid=${REDACTED} pin=${REDACTED}`,
+    );
+    expect(redactor.redactText('spin=3, opinion: fine')).toBe('spin=3, opinion: fine');
+    expect(redactor.redact({ bearer: 'a', sessionId: 'b', pin: '1234', cvv: '123', pаssword: 'c' })).toEqual({
+      bearer: REDACTED,
+      sessionId: REDACTED,
+      pin: REDACTED,
+      cvv: REDACTED,
+      pаssword: REDACTED,
+    });
+  });
+
+  it('redacts the value after a secret name in an array', () => {
+    expect(redactor.redact({ pairs: ['user', 'ann', 'password', 'hunter2', 'pin', 1234] })).toEqual({
+      pairs: ['user', 'ann', 'password', REDACTED, 'pin', REDACTED],
+    });
+  });
 });

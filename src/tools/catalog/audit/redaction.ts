@@ -1,23 +1,5 @@
-/** Keys whose values are secrets wherever they appear in arguments or output. */
-export const DEFAULT_SECRET_KEYS = [
-  'password',
-  'passwd',
-  'passphrase',
-  'secret',
-  'token',
-  'api_key',
-  'apikey',
-  'authorization',
-  'auth',
-  'credential',
-  'credentials',
-  'private_key',
-  'access_key',
-  'client_secret',
-  'cookie',
-  'session',
-  'ssn',
-];
+import { revealedText } from './revealed-text';
+import { DEFAULT_SECRET_KEYS } from './secret-key-names';
 
 export const REDACTED = '[REDACTED]';
 
@@ -51,21 +33,39 @@ interface Pending {
   key: string | number;
 }
 
+/** An array element this long or shorter may name the secret that follows it, as in `["password", "x"]`. */
+const MAX_PAIR_NAME = 64;
+/** Secret names this short match in free text only as a word of their own: `pin=` but not `spin=`. */
+const MAX_SHORT_NAME = 4;
+
 /**
  * Replaces secrets before anything is stored: values under secret-like keys (matched as whole words of
- * the key, so `api_key` and `x-api-key` match but `monkey` does not) at any depth, credential-shaped text
- * anywhere, and `password=...` / `secret: ...` assignments inside free text.
+ * the key, so `api_key` and `x-api-key` match but `monkey` does not) at any depth, the element after a
+ * secret name in an array, credential-shaped text anywhere, and `password=...` / `secret: ...` /
+ * `"password", "x"` inside free text. Text is also read decoded (see `revealedText`): a secret hidden by an
+ * encoding is stored decoded and redacted, since it cannot be cut out of the encoded form.
  */
 export class Redactor {
   private readonly keyPattern: RegExp;
   private readonly assignmentPattern: RegExp;
 
   constructor(secretKeys: string[] = DEFAULT_SECRET_KEYS) {
-    const words = secretKeys.map((key) => key.toLowerCase().replace(/[^a-z0-9]/g, '[^a-z0-9]?'));
+    const word = (key: string) => key.toLowerCase().replace(/[^a-z0-9]/g, '[^a-z0-9]?');
+    const words = secretKeys.map(word);
     this.keyPattern = new RegExp(`(^|[^a-z0-9])(${words.join('|')})($|[^a-z0-9])`, 'i');
-    // The key word, an optional closing quote, `=` or `:` with bounded spacing, then the value up to a
-    // delimiter. Nothing after the value can fail, so a match never backtracks over it.
-    this.assignmentPattern = new RegExp(`(${words.join('|')})(["']?[ \\t]{0,8}[:=][ \\t]{0,8}["']?)[^\\s"'&;,]+`, 'gi');
+    const short = secretKeys.filter((key) => key.replace(/[^a-z0-9]/gi, '').length <= MAX_SHORT_NAME).map(word);
+    const long = secretKeys.filter((key) => key.replace(/[^a-z0-9]/gi, '').length > MAX_SHORT_NAME).map(word);
+    const name =
+      [short.length && `(?<![a-z0-9])(?:${short.join('|')})`, long.length && `(?:${long.join('|')})`]
+        .filter(Boolean)
+        .join('|') || '(?!)';
+    // The key word, then `=` or `:` after an optional closing quote, or `,` after a closing quote (a quoted
+    // pair), with bounded spacing, then the value up to a delimiter. Nothing after the value can fail, so a
+    // match never backtracks over it.
+    this.assignmentPattern = new RegExp(
+      `(${name})((?:["']?[ \\t]{0,8}[:=]|["'][ \\t]{0,8},)[ \\t]{0,8}["']?)[^\\s"'&;,]+`,
+      'gi',
+    );
   }
 
   /** A redacted copy of `value`. Iterative, so no depth of nesting can overflow the stack. */
@@ -83,6 +83,14 @@ export class Redactor {
   }
 
   redactText(text: string): string {
+    const redacted = this.redactPlainText(text);
+    const revealed = revealedText(redacted);
+    if (revealed === redacted) return redacted;
+    const redactedRevealed = this.redactPlainText(revealed);
+    return redactedRevealed === revealed ? redacted : redactedRevealed;
+  }
+
+  private redactPlainText(text: string): string {
     const withoutKeys = redactPrivateKeys(text);
     const withoutCredentials = CREDENTIAL_PATTERNS.reduce(
       (result, pattern) => result.replace(pattern, REDACTED),
@@ -102,13 +110,16 @@ export class Redactor {
     if (Array.isArray(source)) {
       const copy: unknown[] = new Array<unknown>(source.length);
       copies.set(source, copy);
-      source.forEach((inner, index) => stack.push({ source: inner, target: copy, key: index }));
+      source.forEach((inner, index) => {
+        if (index > 0 && this.namesSecret(source[index - 1]) && isSecretValue(inner)) copy[index] = REDACTED;
+        else stack.push({ source: inner, target: copy, key: index });
+      });
       return copy;
     }
     const copy: Record<string, unknown> = {};
     copies.set(source, copy);
     for (const [key, inner] of Object.entries(source as Record<string, unknown>)) {
-      if (this.isSecretKey(key) && inner !== null && inner !== undefined && inner !== '') {
+      if (this.isSecretKey(key) && isSecretValue(inner)) {
         setOwn(copy, key, REDACTED);
       } else {
         // Claims the key's place now, so the copy keeps the source's key order.
@@ -120,8 +131,18 @@ export class Redactor {
   }
 
   private isSecretKey(key: string): boolean {
-    return this.keyPattern.test(key.replace(/([a-z])([A-Z])/g, '$1_$2'));
+    return this.keyPattern.test(revealedText(key).replace(/([a-z])([A-Z])/g, '$1_$2'));
   }
+
+  /** `"password"` in `["password", "x"]`: a short string that is a secret key's name. */
+  private namesSecret(element: unknown): boolean {
+    return typeof element === 'string' && element.length <= MAX_PAIR_NAME && this.isSecretKey(element);
+  }
+}
+
+/** Values worth hiding: an empty or missing one says nothing, and hiding it would hide that. */
+function isSecretValue(value: unknown): boolean {
+  return value !== null && value !== undefined && value !== '';
 }
 
 /** Dates and other values with toJSON are stored as what they serialize to. */

@@ -162,7 +162,10 @@ function cleanFilename(name: string): string {
     // eslint-disable-next-line no-control-regex -- control characters are exactly what is removed
     .replace(/[\u0000-\u001f]/g, '')
     .trim();
-  return (base || 'file').slice(0, 255);
+  // 255 characters, never half of one written as a surrogate pair.
+  return Array.from(base || 'file')
+    .slice(0, 255)
+    .join('');
 }
 
 export function present(file: FileEntity): FileDto {

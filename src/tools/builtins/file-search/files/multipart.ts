@@ -61,6 +61,9 @@ export async function readMultipart<T>(request: Request, options: MultipartOptio
   try {
     parser = busboy({
       headers: request.headers,
+      // Clients (browsers, undici's FormData and so the openai SDK) send `filename="..."` as raw UTF-8; busboy's
+      // default reads it as Latin-1. An RFC 5987 `filename*=UTF-8''...` names its own charset and wins over it.
+      defParamCharset: 'utf8',
       // busboy counts a file that reaches the limit as truncated: one byte more lets exactly maxFileSize through.
       limits: { fileSize: options.maxFileSize + 1, files: 1, fields: 32, fieldSize: 64 * 1024, parts: 40 },
     });
