@@ -3,16 +3,19 @@
 // the app (test, *.e2e-spec.ts).
 // Nest 12 and a few of its companions ship as ES modules only. Node runs them through require(esm),
 // but Jest on Node < 24.9 cannot, so those packages are compiled to CommonJS for the test runtime.
-const esmOnly = ['@nestjs', 'jose', 'nestjs-cls', 'nestjs-pino'];
+// PGlite (@electric-sql) loads Node's own modules with dynamic import(), which Jest's sandbox refuses without
+// --experimental-vm-modules; compiled to CommonJS those become require(), so plain `npx jest` runs the
+// embedded-database suites as `npm test` does.
+const compiledForTests = ['@nestjs', 'jose', 'nestjs-cls', 'nestjs-pino', '@electric-sql'];
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/src', '<rootDir>/test'],
   testRegex: '.*\\.(spec|medium-spec|e2e-spec)\\.ts$',
   transform: {
     '^.+\\.ts$': ['@swc/jest'],
-    '^.+\\.m?js$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
+    '^.+\\.[mc]?js$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
   },
-  transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join('|')})/)`],
+  transformIgnorePatterns: [`/node_modules/(?!(${compiledForTests.join('|')})/)`],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
   maxWorkers: 2,
   // A ceiling, not a measure: starting the service on the embedded database in a hook takes seconds alone and

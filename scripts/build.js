@@ -31,6 +31,18 @@ function isCurrent() {
   return existsSync(STAMP) && existsSync(ENTRY) && lstatSync(STAMP).mtimeMs >= newestInput();
 }
 
+/** Development dependencies that are not installed: `npm install --omit=dev` leaves all of them out. */
+function missingDevDependencies() {
+  const { devDependencies = {} } = require(join(ROOT, 'package.json'));
+  return Object.keys(devDependencies).filter((name) => !existsSync(join(ROOT, 'node_modules', name, 'package.json')));
+}
+
+const HOW_TO_BUILD =
+  'Build with the development dependencies installed, then drop them:\n' +
+  '  npm install && npm run build\n' +
+  '  npm install --omit=dev\n' +
+  '  npm start\n';
+
 function build() {
   const started = new Date();
   const tsc = require.resolve('typescript/bin/tsc', { paths: [ROOT] });
@@ -39,12 +51,28 @@ function build() {
   utimesSync(STAMP, started, started);
 }
 
-if (process.argv.includes('--if-stale') && isCurrent()) process.exit(0);
+const ifStale = process.argv.includes('--if-stale');
+if (ifStale && isCurrent()) process.exit(0);
+// Without them tsc (which a production dependency may still bring) fails on every missing type definition.
+const missing = missingDevDependencies();
+if (missing.length > 0) {
+  const state = !ifStale
+    ? ''
+    : existsSync(ENTRY)
+      ? 'dist/ is older than the sources, and '
+      : 'dist/ is not built, and ';
+  process.stderr.write(
+    `${state}${state ? 'building' : 'Building'} dist/ needs the development dependencies, which are not installed ` +
+      `(${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', ...' : ''}; npm install --omit=dev leaves them out).\n` +
+      HOW_TO_BUILD,
+  );
+  process.exit(1);
+}
 process.stderr.write('Building dist/ (tsc -p tsconfig.build.json)\n');
 try {
   build();
 } catch (error) {
-  // tsc has printed its diagnostics already; anything else (no TypeScript installed) has not.
-  if (error.code === 'MODULE_NOT_FOUND') process.stderr.write(`${error.message}\nRun npm ci first.\n`);
+  // tsc has printed its diagnostics already; anything else has not.
+  if (error.code === 'MODULE_NOT_FOUND') process.stderr.write(`${error.message}\n${HOW_TO_BUILD}`);
   process.exit(1);
 }

@@ -23,6 +23,7 @@ import { CatalogModule } from './tools/catalog/catalog.module';
 import { CredentialsModule } from './tools/catalog/credentials/credentials.module';
 import { McpModule } from './tools/mcp/mcp.module';
 import { GatewayModule } from './gateway/gateway.module';
+import { BrowserCorsMiddleware } from './gateway/browser-cors.middleware';
 import { OriginCheckMiddleware } from './gateway/origin-check';
 import { registryCors } from './mcp-registry/registry-cors.middleware';
 import { McpRegistryModule } from './mcp-registry/mcp-registry.module';
@@ -52,8 +53,10 @@ export class AppModule implements NestModule {
    * 1. HTTP metrics, then the provider-API metrics: first, so every request is counted, refused ones too.
    * 2. Body parsers (JSON, form, JSON depth): after the metrics, so a body refused as malformed, too large
    *    or too deep is still logged and counted.
-   * 3. Origin check on /mcp and CORS on the registry API /v0.1: route-specific, after the parsers, so a
-   *    malformed body is refused the same way on every route.
+   * 3. CORS for the allowed browser origins on /mcp, the OAuth metadata and endpoints, then the Origin check on
+   *    /mcp, and CORS on the registry API /v0.1: route-specific, after the parsers, so a malformed body is
+   *    refused the same way on every route. CORS comes first so that a preflight is answered before anything
+   *    can refuse it, and every later answer (a 401 with its challenge, a 403) carries the CORS headers.
    * Then Nest's enhancers, registered below: AuthGuard (identity and tenant), the ValidationPipe (DTOs),
    * and the ErrorFilter that turns anything thrown by middleware, guard, pipe or handler into the envelope.
    */
@@ -63,12 +66,19 @@ export class AppModule implements NestModule {
     consumer
       .apply(json({ limit }), urlencoded({ limit, extended: true }), jsonDepthLimit(this.config.server.max_json_depth))
       .forRoutes('*');
+    const mcpRoutes = [
+      { path: 'mcp', method: RequestMethod.ALL },
+      { path: 'mcp/profiles/:agent_profile', method: RequestMethod.ALL },
+    ];
     consumer
-      .apply(OriginCheckMiddleware)
+      .apply(BrowserCorsMiddleware)
       .forRoutes(
-        { path: 'mcp', method: RequestMethod.ALL },
-        { path: 'mcp/profiles/:agent_profile', method: RequestMethod.ALL },
+        ...mcpRoutes,
+        { path: '.well-known/*path', method: RequestMethod.ALL },
+        { path: 'register', method: RequestMethod.ALL },
+        { path: 'token', method: RequestMethod.ALL },
       );
+    consumer.apply(OriginCheckMiddleware).forRoutes(...mcpRoutes);
     consumer.apply(registryCors).forRoutes({ path: 'v0.1/*path', method: RequestMethod.ALL });
   }
 

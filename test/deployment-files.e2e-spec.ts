@@ -1,11 +1,15 @@
 import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { configJsonSchema } from '../bench/helm-values-schema';
 import { loadConfig, parseProviderConfig, validateConfig } from '../src/config/config.loader';
 import { fileSearchConfigSchema } from '../src/tools/builtins/file-search/file-search.config';
 import { webSearchConfigSchema } from '../src/tools/builtins/web-search/web-search.config';
+import { BUILTIN_PROVIDER_MODULES } from '../src/tools/builtins/builtin-modules';
+import { enabledProviderModules } from '../src/tools/builtins/enabled-modules';
 import { ENGINES } from './support/databases';
 import { startApp, TestApp } from './support/app';
 import { ROOT, tempDir } from './support/server-process';
@@ -207,6 +211,12 @@ describe('the Helm chart', () => {
   const chart = parseYaml(read(`${CHART}/Chart.yaml`));
   const values = parseYaml(read(`${CHART}/values.yaml`));
   const schema = JSON.parse(read(`${CHART}/values.schema.json`));
+  /** values.schema.json as helm applies it: draft-07 with its formats (`uri` for URLs). */
+  const chartValidator = () => {
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    addFormats(ajv);
+    return ajv.compile(schema);
+  };
 
   it('has a Chart.yaml whose appVersion is the package version', () => {
     expect(chart).toMatchObject({ apiVersion: 'v2', name: 'toolgate', type: 'application' });
@@ -227,12 +237,85 @@ describe('the Helm chart', () => {
   });
 
   it('has a values.schema.json that accepts values.yaml and refuses what it does not declare', () => {
-    const ajv = new Ajv({ allErrors: true, strict: false });
-    const validate = ajv.compile(schema);
+    const validate = chartValidator();
     expect(validate(values) ? [] : validate.errors).toEqual([]);
     expect(validate({ ...values, replicaCount: 'two' })).toBe(false);
     expect(validate({ ...values, replicas: 2 })).toBe(false);
     expect(validate({ ...values, secrets: { ...values.secrets, adminApiKey: 'admin' } })).toBe(false);
+  });
+
+  /** Whether Toolgate itself accepts `config` as its config.yaml, provider sections included. */
+  function serviceAccepts(config: unknown): boolean {
+    const dir = tempDir();
+    try {
+      const env = { TOOLGATE_CONFIG: join(dir, 'config.yaml') };
+      writeFileSync(env.TOOLGATE_CONFIG, stringifyYaml(config));
+      effectiveConfig(env);
+      enabledProviderModules(loadConfig(env));
+      return true;
+    } catch {
+      return false;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it('checks values.config against the service config schema, so a typo or bad value fails before any pod starts', () => {
+    const validate = chartValidator();
+    const withConfig = (config: unknown) => validate({ ...values, config });
+    const example = parseYaml(read('config.example.yaml'));
+    expect(withConfig(example) ? [] : validate.errors).toEqual([]);
+
+    const bad: Record<string, unknown>[] = [
+      { server: { port: 'abc' } },
+      { server: { port: 70000 } },
+      { gateway: { allowed_origin: ['https://inspector.example.com'] } },
+      { logging: { level: 'loud' } },
+      { builtins: { file_search: { chunk_size: 10 } } },
+      { builtins: { file_search: { enabledd: true } } },
+      { builtins: { file_serch: { enabled: true } } },
+      { auth: { jwt: { algorithms: ['none'] } } },
+    ];
+    for (const config of bad) {
+      // Refused by helm exactly where Toolgate would refuse it at start.
+      expect({ config, chart: withConfig(config), service: serviceAccepts(config) }).toEqual({
+        config,
+        chart: false,
+        service: false,
+      });
+    }
+    for (const config of [{ server: { port: 9090, shutdown_grace_period: '20s' } }, { builtins: {} }, {}]) {
+      expect({ config, chart: withConfig(config), service: serviceAccepts(config) }).toEqual({
+        config,
+        chart: true,
+        service: true,
+      });
+    }
+  });
+
+  it('has the config schema that `npm run helm:schema` generates from the service (the committed file is current)', () => {
+    expect(schema.properties.config).toEqual(configJsonSchema());
+    const providers = Object.keys(schema.properties.config.properties.builtins.properties);
+    expect(providers.sort()).toEqual(BUILTIN_PROVIDER_MODULES.map((entry) => entry.name).sort());
+  });
+
+  it('never lets the PodDisruptionBudget block a node drain, even with one replica', () => {
+    const pdb = read(`${TEMPLATES}/pdb.yaml`);
+    const budget = [
+      ...pdb.matchAll(/^\s+(minAvailable|maxUnavailable): \{\{ \.Values\.podDisruptionBudget\.(\w+) \}\}$/gm),
+    ];
+    expect(budget).toHaveLength(1);
+    const [, field, value] = budget[0];
+    const setting = values.podDisruptionBudget[value];
+    // With one replica, what a drain may evict: all but minAvailable, or maxUnavailable.
+    const evictable = field === 'minAvailable' ? 1 - setting : setting;
+    expect({ field, evictable }).toEqual({ field: 'maxUnavailable', evictable: 1 });
+
+    const validate = chartValidator();
+    for (const maxUnavailable of [0, '0%']) {
+      expect(validate({ ...values, podDisruptionBudget: { enabled: true, maxUnavailable } })).toBe(false);
+    }
+    expect(validate({ ...values, podDisruptionBudget: { enabled: true, maxUnavailable: '25%' } })).toBe(true);
   });
 
   it('runs two replicas by default, probes /healthz and /readyz and mounts /tmp on a read-only root', () => {

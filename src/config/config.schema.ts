@@ -316,7 +316,10 @@ export const configSchema = z
           .default('local.toolgate'),
         /** Base URL clients reach this service at (behind a proxy); when unset, taken from the request's Host. */
         public_url: z.url().optional(),
-        /** Browser Origins allowed on /mcp besides this host's own; requests without Origin always pass. */
+        /**
+         * Browser Origins allowed on /mcp besides this host's own, and served CORS there, on /.well-known/* and on
+         * the authorization server's /register and /token; requests without Origin always pass.
+         */
         allowed_origins: z.array(z.string().max(2048)).max(1000).default([]),
         /** Above this many effective tools, /mcp lists search_tools and call_tool instead (clients cap tools). */
         max_listed_tools: integer().pipe(z.number().min(1).max(100_000)).default(100),
