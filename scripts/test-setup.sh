@@ -12,7 +12,7 @@ fi
 bash scripts/pgvector.sh
 
 # Debian packages the end-to-end suites run for real.
-wanted=()
+wanted=(chromium curl jq openssl)
 packages=()
 for package in "${wanted[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || packages+=("$package")
