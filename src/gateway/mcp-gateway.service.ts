@@ -157,11 +157,10 @@ export class McpGatewayService {
       signal,
     );
     const found = {
-      tools: matches.map((definition) => ({
-        name: definition.name,
-        description: definition.description,
-        inputSchema: definition.parameters,
-      })),
+      tools: matches.map((definition) => {
+        const { name, description, inputSchema } = asMcpTool(definition);
+        return { name, description, inputSchema };
+      }),
     };
     return { content: [{ type: 'text', text: JSON.stringify(found) }], structuredContent: found };
   }
