@@ -7,6 +7,7 @@ import { AuthGuard } from './auth/auth.guard';
 import { AuthModule } from './auth/auth.module';
 import { Clock, SystemClock } from './common/clock';
 import { ErrorFilter } from './common/error.filter';
+import { contentTypeCheck } from './common/content-type.middleware';
 import { jsonDepthLimit } from './common/json-depth.middleware';
 import { createValidationPipe } from './common/validation';
 import { CoreModule } from './core.module';
@@ -51,7 +52,7 @@ export class AppModule implements NestModule {
    * All of the application's middleware, in the order it runs. Before it, the libraries' global modules
    * mount theirs: pino-http (request log, request id) and nestjs-cls (the per-request context).
    * 1. HTTP metrics, then the provider-API metrics: first, so every request is counted, refused ones too.
-   * 2. Body parsers (JSON, form, JSON depth): after the metrics, so a body refused as malformed, too large
+   * 2. Body parsers (content type, JSON, form, JSON depth): after the metrics, so a body refused as malformed, too large
    *    or too deep is still logged and counted.
    * 3. CORS for the allowed browser origins on /mcp, the OAuth metadata and endpoints, then the Origin check on
    *    /mcp, and CORS on the registry API /v0.1: route-specific, after the parsers, so a malformed body is
@@ -64,7 +65,12 @@ export class AppModule implements NestModule {
     const limit = this.config.server.body_limit;
     consumer.apply(HttpMetricsMiddleware, ProviderApiMetricsMiddleware).forRoutes('*');
     consumer
-      .apply(json({ limit }), urlencoded({ limit, extended: true }), jsonDepthLimit(this.config.server.max_json_depth))
+      .apply(
+        contentTypeCheck,
+        json({ limit }),
+        urlencoded({ limit, extended: true }),
+        jsonDepthLimit(this.config.server.max_json_depth),
+      )
       .forRoutes('*');
     const mcpRoutes = [
       { path: 'mcp', method: RequestMethod.ALL },

@@ -95,14 +95,14 @@ describe.each(ENGINES)('tenant credentials on %s', (engine) => {
       object: 'tenant.credential',
       tenant_id: acme,
       key: 'github_token',
-      created_at: expect.any(Number),
-      updated_at: expect.any(Number),
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
-    expect(Math.abs(created.body.created_at - Date.now() / 1000)).toBeLessThan(60);
+    expect(Math.abs(Date.parse(created.body.created_at) - Date.now())).toBeLessThan(60_000);
 
     const replaced = await put(acme, 'github_token', `${secrets.acmeGithub}-v2`, acmeKey);
     expect(replaced.body.created_at).toBe(created.body.created_at);
-    expect(replaced.body.updated_at).toBeGreaterThanOrEqual(created.body.updated_at);
+    expect(Date.parse(replaced.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(created.body.updated_at));
     await put(acme, 'github_token', secrets.acmeGithub, acmeKey);
 
     expect((await put(acme, 'slack.token', secrets.acmeSlack, acmeKey)).status).toBe(200);
@@ -118,15 +118,15 @@ describe.each(ENGINES)('tenant credentials on %s', (engine) => {
           object: 'tenant.credential',
           tenant_id: acme,
           key: 'github_token',
-          created_at: expect.any(Number),
-          updated_at: expect.any(Number),
+          created_at: expect.any(String),
+          updated_at: expect.any(String),
         },
         {
           object: 'tenant.credential',
           tenant_id: acme,
           key: 'slack.token',
-          created_at: expect.any(Number),
-          updated_at: expect.any(Number),
+          created_at: expect.any(String),
+          updated_at: expect.any(String),
         },
       ],
       first_id: 'github_token',

@@ -95,10 +95,39 @@ describe('error envelope', () => {
     expectError(await app.http.get('/v1/admin/api_keys').set(bearer(memberKey)), 403, { code: 'admin_required' });
   });
 
-  it('404 unknown_route for a path or method that does not exist, authenticated or not', async () => {
+  it('404 unknown_route for a path that does not exist, authenticated or not', async () => {
     expectError(await app.http.get('/v1/no_such_thing'), 404, { code: 'unknown_route' });
     expectError(await app.http.get('/v1/no_such_thing').set(bearer(app.adminKey)), 404, { code: 'unknown_route' });
-    expectError(await app.http.patch('/v1/admin/api_keys').set(bearer(app.adminKey)), 404, { code: 'unknown_route' });
+  });
+
+  it('405 method_not_allowed with Allow for a known path and a method it does not take', async () => {
+    const collection = await app.http.patch('/v1/admin/api_keys').set(bearer(app.adminKey));
+    expectError(collection, 405, { code: 'method_not_allowed' });
+    expect(collection.headers.allow).toBe('GET, HEAD, POST');
+    const item = await app.http.post('/v1/admin/api_keys/key_doesnotexist');
+    expectError(item, 405, { code: 'method_not_allowed' });
+    expect(item.headers.allow).toBe('DELETE, GET, HEAD');
+  });
+
+  it('401 carries a WWW-Authenticate challenge, also without OAuth', async () => {
+    const missing = await app.http.get('/v1/tools');
+    expectError(missing, 401, { code: 'missing_credentials' });
+    expect(missing.headers['www-authenticate']).toBe('Bearer realm="toolgate"');
+    const wrong = await app.http.get('/v1/tools').set(bearer('tg_not_a_real_key_000000000000000'));
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers['www-authenticate']).toBe('Bearer realm="toolgate", error="invalid_token"');
+  });
+
+  it('415 unsupported_media_type naming the content type of a body that is not JSON', async () => {
+    const response = await app.http
+      .post('/v1/admin/api_keys')
+      .set(bearer(app.adminKey))
+      .set('Content-Type', 'text/plain')
+      .send(JSON.stringify({ name: 'ci', tenant_id: 'acme' }));
+    expectError(response, 415, { code: 'unsupported_media_type' });
+    expect(response.body.error.message).toContain('text/plain');
+    const keys = await app.http.get('/v1/admin/api_keys?tenant_id=acme').set(bearer(app.adminKey)).expect(200);
+    expect(keys.body.data.map((key: { name: string }) => key.name)).not.toContain('ci');
   });
 
   it('404 not_found naming the id for an unknown object', async () => {

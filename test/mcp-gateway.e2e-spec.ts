@@ -84,7 +84,10 @@ describe('MCP gateway at /mcp', () => {
     const bad = await client.callTool({ name: 'strict', arguments: { user: {} } });
     expect(bad.isError).toBe(true);
     expect((bad.content as { text: string }[])[0].text).toContain('$.user.name is required');
-    await expect(client.callTool({ name: 'ecko', arguments: {} })).rejects.toThrow(/Did you mean 'echo'/);
+    // One "MCP error -32602:" prefix, the client's own: the gateway sends the bare message.
+    const unknown = await client.callTool({ name: 'ecko', arguments: {} }).catch((error: Error) => error);
+    expect((unknown as Error).message).toMatch(/^MCP error -32602: Unknown tool 'ecko'.*Did you mean 'echo'/);
+    expect((unknown as Error).message.match(/MCP error/g)).toHaveLength(1);
     const audit = await t.http
       .get('/v1/tools/audit?tenant_id=globex&status=denied')
       .set(bearer(t.adminKey))

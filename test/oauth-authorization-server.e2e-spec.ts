@@ -389,6 +389,14 @@ describe.each(ENGINES)('the built-in OAuth authorization server (%s)', (engine) 
     }
   });
 
+  it('tells the holder of an access token sent to /v1 that it is for the MCP gateway', async () => {
+    const tokens = (await exchange(await codeFor()).expect(200)).body;
+    const refused = await t.http.get('/v1/tools').set(bearer(tokens.access_token));
+    expectError(refused, 401, { code: 'wrong_token_type' });
+    expect(refused.body.error.message).toContain(resource);
+    expect((await initialize(tokens.access_token)).status).toBe(200);
+  });
+
   it('refuses an expired access token, and a refresh gets a working one', async () => {
     clock.set(new Date(Date.now() - 3_600_000));
     const grant = await codeFor();

@@ -237,6 +237,10 @@ describe('POST /v1/tool_calls with stream: true', () => {
     const payloads = events.slice(0, -1).map((e) => JSON.parse(e.data));
     expect(payloads[0].tool_call.status).toBe('in_progress');
     expect(payloads.slice(1, 7).map((p) => p.progress.step)).toEqual([1, 2, 3, 4, 5, 6]);
+    // Without a call_id in the request, the call's own id stands for it, in progress events too.
+    const callId = payloads[0].tool_call.call_id;
+    expect(callId).toMatch(/^call_/);
+    expect(payloads.slice(1, 7).map((p) => p.call_id)).toEqual(Array(6).fill(callId));
     expect(payloads.map((p) => p.sequence_number)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
     expect(payloads[7].tool_call).toEqual(expect.objectContaining({ status: 'completed', output: { steps: 6 } }));
   });

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../common/api-errors.decorator';
 import { Admin, Authenticated } from './auth.decorators';
 import {
@@ -21,6 +21,14 @@ export class ApiKeysController {
 
   @Post()
   @ApiOperation({ summary: 'Create an API key (admin). The secret is returned once.' })
+  // expires_at and expires_in are alternatives: each example sets one (a body generated from the fields would set both).
+  @ApiBody({
+    type: CreateApiKeyDto,
+    examples: {
+      expires_in: { value: { name: 'ci-pipeline', tenant_id: 'acme', role: 'member', expires_in: 2592000 } },
+      expires_at: { value: { name: 'nightly-report', tenant_id: 'acme', expires_at: '2027-01-01T00:00:00Z' } },
+    },
+  })
   @ApiCreatedResponse({ type: CreatedApiKeyDto })
   @ApiErrors(400)
   create(@Body() body: CreateApiKeyDto): Promise<CreatedApiKeyDto> {

@@ -81,17 +81,17 @@ export class ApiKeyDto {
   @ApiProperty({ enum: ['active', 'expired', 'revoked'] })
   status: 'active' | 'expired' | 'revoked';
 
-  @ApiProperty({ example: 1764000000, description: 'Unix seconds.' })
-  created_at: number;
+  @ApiProperty({ example: '2026-02-22T10:00:00.000Z' })
+  created_at: string;
 
-  @ApiProperty({ example: 1766592000, nullable: true, type: Number })
-  expires_at: number | null;
+  @ApiProperty({ example: '2027-01-01T00:00:00.000Z', nullable: true, type: String })
+  expires_at: string | null;
 
-  @ApiProperty({ nullable: true, type: Number })
-  revoked_at: number | null;
+  @ApiProperty({ nullable: true, type: String })
+  revoked_at: string | null;
 
-  @ApiProperty({ nullable: true, type: Number })
-  last_used_at: number | null;
+  @ApiProperty({ nullable: true, type: String })
+  last_used_at: string | null;
 }
 
 export class CreatedApiKeyDto extends ApiKeyDto {

@@ -6,7 +6,7 @@ import { ChangeEvents } from '../database/change-events';
 import { BackgroundTasks } from '../observability/background';
 import { newId } from '../common/ids';
 import { ListPage } from '../common/list.dto';
-import { unixSeconds } from '../common/time';
+import { isoTime } from '../common/time';
 import type { Identity } from '../tenancy/request-context';
 import { ApiKeyEntity, Role } from './api-key.entity';
 import { ApiKeyRepository } from './api-key.repository';
@@ -167,9 +167,9 @@ function present(entity: ApiKeyEntity, now: Date): ApiKeyDto {
     role: entity.role,
     prefix: entity.prefix,
     status: entity.revokedAt ? 'revoked' : expired ? 'expired' : 'active',
-    created_at: unixSeconds(entity.createdAt),
-    expires_at: unixSeconds(entity.expiresAt),
-    revoked_at: unixSeconds(entity.revokedAt),
-    last_used_at: unixSeconds(entity.lastUsedAt),
+    created_at: isoTime(entity.createdAt),
+    expires_at: isoTime(entity.expiresAt),
+    revoked_at: isoTime(entity.revokedAt),
+    last_used_at: isoTime(entity.lastUsedAt),
   };
 }

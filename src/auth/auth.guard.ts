@@ -2,6 +2,7 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard as PassportAuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
+import { decode } from 'jsonwebtoken';
 import { ApiError } from '../common/api-error';
 import { AppConfig } from '../config/app-config';
 import { Identity, RequestContext } from '../tenancy/request-context';
@@ -77,13 +78,31 @@ export class AuthGuard implements CanActivate {
       ? await this.authenticate(request, execution, oauthGuard).catch((error: unknown) => {
           throw error instanceof ApiError ? withChallenge(error, this.oauth) : error;
         })
-      : await this.authenticate(request, execution, this.jwtGuard);
+      : await this.authenticate(request, execution, this.jwtGuard).catch((error: unknown) => {
+          throw this.accessTokenOffResource(request) ?? error;
+        });
     request.identity = identity;
     this.context.identity = identity;
     if (this.reflector.getAllAndOverride<boolean>(ADMIN_ROUTE, targets) && identity.role !== 'admin') {
       throw ApiError.forbidden('This route is for admins only', 'admin_required');
     }
     return true;
+  }
+
+  /**
+   * A refused credential that is an access token of the OAuth issuer gets a 401 that says what it is good for:
+   * "Invalid API key" would send its holder looking for a fault in the token. Its claims are read unverified,
+   * to choose the message only; nothing is granted on them.
+   */
+  private accessTokenOffResource(request: Request): ApiError | undefined {
+    if (!this.oauthGuard) return undefined;
+    const token = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
+    const claims = token ? decode(token, { json: true }) : null;
+    if (claims?.iss !== this.oauth.issuer) return undefined;
+    return ApiError.unauthorized(
+      `This is an OAuth access token for the MCP gateway (${this.oauth.resource ?? '/mcp'}); /v1 routes take an API key (tg_...) or a JWT of auth.jwt`,
+      'wrong_token_type',
+    );
   }
 
   /** `tokenGuard` verifies whatever is not an API key: `auth.jwt` tokens, or OAuth access tokens on /mcp. */

@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { ApiError, ErrorType } from './api-error';
 import { REQUEST_ID_HEADER, requestId } from './request-id';
-import { matchedRoute } from './route';
+import { allowedMethods, matchedRoute } from './route';
 
 const TYPE_BY_STATUS: Record<number, ErrorType> = {
   400: 'invalid_request_error',
@@ -47,6 +47,14 @@ export class ErrorFilter implements ExceptionFilter {
     // Body-parser failures (invalid JSON, 413) happen before the request-id middleware has run.
     if (!response.hasHeader(REQUEST_ID_HEADER)) requestId(request, response);
     for (const [name, value] of Object.entries(error.headers)) response.setHeader(name, value);
+    // Every 401 names the scheme it wants (RFC 9110 section 11.6.1); on /mcp with OAuth the guard's challenge says more.
+    if (error.status === HttpStatus.UNAUTHORIZED && !response.hasHeader('WWW-Authenticate'))
+      response.setHeader(
+        'WWW-Authenticate',
+        error.code === 'missing_credentials'
+          ? 'Bearer realm="toolgate"'
+          : 'Bearer realm="toolgate", error="invalid_token"',
+      );
     response.status(error.status).json(error.toBody());
   }
 
@@ -72,6 +80,16 @@ export class ErrorFilter implements ExceptionFilter {
   private fromHttpException(exception: HttpException, request: Request): ApiError {
     const status = exception.getStatus();
     if (status === HttpStatus.NOT_FOUND && !matchedRoute(request)) {
+      const allowed = allowedMethods(request);
+      if (allowed.length > 0)
+        return new ApiError(
+          HttpStatus.METHOD_NOT_ALLOWED,
+          'invalid_request_error',
+          `${request.method} is not allowed on ${request.path}; it takes ${allowed.join(', ')}`,
+          'method_not_allowed',
+          null,
+          { Allow: allowed.join(', ') },
+        );
       return new ApiError(404, 'not_found_error', `Unknown route: ${request.method} ${request.path}`, 'unknown_route');
     }
     const body = exception.getResponse();

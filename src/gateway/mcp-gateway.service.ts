@@ -6,7 +6,6 @@ import {
   CallToolResult,
   ErrorCode,
   ListToolsRequestSchema,
-  McpError,
   ServerNotification,
   ServerRequest,
   Tool,
@@ -21,6 +20,7 @@ import { asMcpTool } from '../tools/invocation/tool-definitions.controller';
 import { ToolDispatcher } from '../tools/invocation/tool-dispatcher';
 import type { ResolvedTool } from '../tools/invocation/tool-policy';
 import { errorResult, toCallToolResult } from './call-tool-result';
+import { JsonRpcError } from './json-rpc-error';
 import { CALL_TOOL, metaTools, SEARCH_TOOLS } from './meta-tools';
 import { callToolArguments, searchToolsArguments } from './meta-tool-arguments';
 import { byServedName } from './served-tool-order';
@@ -132,7 +132,7 @@ export class McpGatewayService {
     );
     switch (result.status) {
       case 'unknown_tool':
-        throw new McpError(ErrorCode.InvalidParams, result.message);
+        throw new JsonRpcError(ErrorCode.InvalidParams, result.message);
       case 'invalid':
         return errorResult(result.message);
       case 'rate_limited':
@@ -157,11 +157,10 @@ export class McpGatewayService {
       signal,
     );
     const found = {
-      tools: matches.map((definition) => ({
-        name: definition.name,
-        description: definition.description,
-        inputSchema: definition.parameters,
-      })),
+      tools: matches.map((definition) => {
+        const { name, description, inputSchema } = asMcpTool(definition);
+        return { name, description, inputSchema };
+      }),
     };
     return { content: [{ type: 'text', text: JSON.stringify(found) }], structuredContent: found };
   }
@@ -170,7 +169,7 @@ export class McpGatewayService {
     const tools = (await this.dispatcher.effectiveTools(identity)).sort(byServedName);
     if (tools.length > this.maxListedTools) return { tools: metaTools(tools.length) };
     const start = cursor ? Number(Buffer.from(cursor, 'base64url').toString()) : 0;
-    if (!Number.isInteger(start) || start < 0) throw new McpError(ErrorCode.InvalidParams, 'Invalid cursor');
+    if (!Number.isInteger(start) || start < 0) throw new JsonRpcError(ErrorCode.InvalidParams, 'Invalid cursor');
     const page = tools.slice(start, start + PAGE_SIZE).map((tool) => asMcpTool(tool.definition) as unknown as Tool);
     const next =
       start + PAGE_SIZE < tools.length ? Buffer.from(String(start + PAGE_SIZE)).toString('base64url') : undefined;

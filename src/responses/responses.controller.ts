@@ -41,7 +41,22 @@ export class ResponsesController {
       '`response.completed`, `.failed` or `.incomplete`); closing the connection cancels the response. ' +
       'With `background: true` the queued response is answered at once. 503 while engine.upstream.url is unset.',
   })
-  @ApiBody({ type: CreateResponseDto })
+  // A first turn: previous_response_id names an earlier response, so a generated body with it could not be sent first.
+  @ApiBody({
+    type: CreateResponseDto,
+    examples: {
+      file_search: {
+        value: {
+          model: 'gpt-4o-mini',
+          input: 'What does our travel policy say about trains?',
+          instructions: 'Answer from the documents only.',
+          tools: [{ type: 'file_search', vector_store_ids: ['vs_abc123'] }],
+          max_output_tokens: 1024,
+          metadata: { ticket: 'OPS-12' },
+        },
+      },
+    },
+  })
   @ApiProduces('application/json', 'text/event-stream')
   @ApiOkResponse({ type: ResponseDto })
   @ApiErrors(400, 404, 413, 503)

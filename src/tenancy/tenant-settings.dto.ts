@@ -36,6 +36,11 @@ export class TenantSettingsDto {
   @ApiProperty({ type: AuditRetentionDto, example: { basic_records: '90d', full_records: '30d' } })
   audit_retention: Required<AuditRetentionDto>;
 
-  @ApiProperty({ nullable: true, type: Number, description: 'Unix seconds; null until first changed.' })
-  updated_at: number | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    example: '2026-02-22T10:00:00.000Z',
+    description: 'null until first changed.',
+  })
+  updated_at: string | null;
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../common/clock';
-import { unixSeconds } from '../common/time';
+import { isoTime } from '../common/time';
 import { TenantSettingsEntity } from './tenant-settings.entity';
 import { TenantSettingsRepository } from './tenant-settings.repository';
 import { TenantSettingsDto, UpdateTenantSettingsDto } from './tenant-settings.dto';
@@ -65,6 +65,6 @@ function present(tenantId: string, row: TenantSettingsEntity | null): TenantSett
     object: 'tenant.settings',
     tenant_id: tenantId,
     audit_retention: { ...DEFAULT_AUDIT_RETENTION, ...stored.audit_retention },
-    updated_at: unixSeconds(row?.updatedAt),
+    updated_at: isoTime(row?.updatedAt),
   };
 }

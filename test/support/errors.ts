@@ -5,6 +5,7 @@ const TYPE_BY_STATUS: Record<number, string> = {
   401: 'authentication_error',
   403: 'permission_error',
   404: 'not_found_error',
+  405: 'invalid_request_error',
   413: 'invalid_request_error',
   415: 'invalid_request_error',
   503: 'service_unavailable',

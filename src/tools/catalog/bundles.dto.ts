@@ -40,20 +40,24 @@ export class UpdateBundleDto {
   @MaxLength(128)
   name?: string;
 
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ example: 'GitHub issues, PRs and code search' })
   @IsOptional()
   @IsString()
   @MaxLength(4096)
   description?: string;
 
-  @ApiPropertyOptional({ type: [String], description: 'Replaces the tool list.' })
+  @ApiPropertyOptional({
+    type: [String],
+    example: ['tool_8f3a2b1cQx7LmN2pR4sT6vWy'],
+    description: 'Tool ids; replaces the tool list.',
+  })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(1000)
   @Matches(TOOL_ID, { each: true, message: 'tools must be tool ids (tool_...)' })
   tools?: string[];
 
-  @ApiPropertyOptional({ type: [String] })
+  @ApiPropertyOptional({ type: [String], example: ['development', 'github'] })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(32)

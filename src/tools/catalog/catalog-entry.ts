@@ -1,6 +1,14 @@
 import { newId } from '../../common/ids';
 import type { JsonSchema, McpToolIcon } from '../tool-executor';
-import type { AuditLevel, Permission, RateLimit, SecurityStatus, TenantAccess, ToolSource } from './catalog.types';
+import type {
+  AuditLevel,
+  OutputScanMode,
+  Permission,
+  RateLimit,
+  SecurityStatus,
+  TenantAccess,
+  ToolSource,
+} from './catalog.types';
 import { ToolEntity } from './tool.entity';
 
 /** What whoever adds an entry decides; everything else starts from the same defaults for every origin. */
@@ -16,6 +24,7 @@ export interface NewCatalogEntryFields {
   tags?: string[];
   tenantAccess?: TenantAccess;
   auditLevel?: AuditLevel;
+  outputScan?: OutputScanMode | null;
   rateLimit?: RateLimit | null;
   ownerTenantId?: string | null;
   securityStatus?: SecurityStatus;
@@ -45,7 +54,7 @@ export function newCatalogEntry(fields: NewCatalogEntryFields): ToolEntity {
     tags: fields.tags ?? [],
     tenantAccess: fields.tenantAccess ?? { mode: 'all' },
     auditLevel: fields.auditLevel ?? 'basic',
-    outputScan: null,
+    outputScan: fields.outputScan ?? null,
     rateLimit: fields.rateLimit ?? null,
     ownerTenantId: fields.ownerTenantId ?? null,
     stale: false,

@@ -1,3 +1,4 @@
+import { servedMcpToolSchema } from '../mcp-tool-schema';
 import { contentHash } from './content-hash';
 import type { Identity } from '../../tenancy/request-context';
 import type { ToolEntity } from './tool.entity';
@@ -13,7 +14,8 @@ export function presentTool(entity: ToolEntity, viewer: Identity): ToolDto {
     name: entity.name,
     description: entity.description,
     source: { ...entity.source },
-    schema: entity.schema,
+    // Rows stored before schemas were held to MCP's shape are shown as they are served.
+    schema: servedMcpToolSchema(entity.schema) ?? entity.schema,
     output_schema: entity.outputSchema,
     annotations: entity.annotations,
     permissions: entity.permissions,

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Admin, Authenticated } from '../../auth/auth.decorators';
 import { ApiErrors } from '../../common/api-errors.decorator';
 import { ListQueryDto } from '../../common/list.dto';
@@ -19,6 +19,39 @@ import {
 } from './tools.dto';
 import { ToolsService } from './tools.service';
 
+const ISSUES_SCHEMA = {
+  type: 'object',
+  properties: { owner: { type: 'string', maxLength: 100 }, repo: { type: 'string', maxLength: 100 } },
+  required: ['owner', 'repo'],
+};
+
+const TOOL_EXAMPLES = {
+  mcp: {
+    name: 'github-list-issues',
+    description: 'List issues in a GitHub repository, filtered by state, labels, and assignee.',
+    source: { type: 'mcp', server_name: 'github-mcp', tool_name: 'list_issues', credential_key: 'github_token' },
+    schema: ISSUES_SCHEMA,
+    permissions: ['network_external'],
+    tags: ['development', 'github'],
+    tenant_access: { mode: 'all' },
+    audit_level: 'basic',
+    output_scan: 'block',
+    rate_limit: { per_minute: 30, per_hour: 500 },
+  },
+  function: {
+    name: 'create-ticket',
+    description: 'Open a support ticket; the calling agent runs it and reports the result.',
+    source: { type: 'function' },
+    schema: {
+      type: 'object',
+      properties: { title: { type: 'string', maxLength: 200 } },
+      required: ['title'],
+      additionalProperties: false,
+    },
+    tags: ['support'],
+  },
+};
+
 @ApiTags('Tool catalog')
 @Authenticated()
 @Controller('v1/tools')
@@ -35,6 +68,14 @@ export class ToolsController {
     summary: 'Register a tool',
     description:
       'Any authenticated caller. New tools start unreviewed (admins may set security_status). The governance fields tenant_access, audit_level and rate_limit are for admins only, as on update: a member setting one gets 403 admin_required naming it. The automated review runs at once.',
+  })
+  // Each source type has its own fields: one example per type rather than one body with all of them.
+  @ApiBody({
+    type: CreateToolDto,
+    examples: {
+      mcp: { value: TOOL_EXAMPLES.mcp },
+      function: { value: TOOL_EXAMPLES.function },
+    },
   })
   @ApiCreatedResponse({ type: ToolDto })
   @ApiErrors(400, 403, 409)
@@ -90,6 +131,11 @@ export class ToolsController {
     summary: 'Record a review decision (admin)',
     description:
       'unreviewed -> reviewed -> approved | blocked, approved -> blocked, blocked -> approved; any state -> blocked. Others answer 409.',
+  })
+  // The first step of a new tool: approving needs `reviewed` first, and a definition_hash must be the tool's own.
+  @ApiBody({
+    type: ReviewToolDto,
+    examples: { reviewed: { value: { decision: 'reviewed', notes: 'Only reads issue data.' } } },
   })
   @ApiOkResponse({ type: ToolDto })
   @ApiErrors(400, 404, 409)

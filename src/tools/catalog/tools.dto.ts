@@ -186,7 +186,8 @@ export class CreateToolDto extends ToolFieldsDto {
 
   @ApiProperty({
     description:
-      'JSON Schema of the input parameters, at most catalog.max_schema_bytes of JSON (131072 by default; larger: 400 too_large). ' +
+      'JSON Schema of the input parameters, at most catalog.max_schema_bytes of JSON (131072 by default; larger: 400 too_large), ' +
+      'in the shape MCP requires of an inputSchema: `type: "object"` at the root (added when missing), `properties` an object of schemas, `required` a list of names; otherwise 400 invalid_schema. ' +
       'Patterns run on a linear-time engine: lookaround and backreferences are refused (400 invalid_schema).',
     example: {
       type: 'object',
@@ -218,7 +219,12 @@ export class UpdateToolDto extends ToolFieldsDto {
 
   @ApiPropertyOptional({
     description:
-      'JSON Schema of the input parameters (same limits as at registration). Changing it sends a reviewed tool back to review.',
+      'JSON Schema of the input parameters (same limits and rules as at registration). Changing it sends a reviewed tool back to review.',
+    example: {
+      type: 'object',
+      properties: { owner: { type: 'string', maxLength: 100 }, state: { type: 'string', enum: ['open', 'closed'] } },
+      required: ['owner'],
+    },
   })
   @IsOptional()
   @IsObject()

@@ -2,10 +2,11 @@ import { HttpStatus, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ApiError } from '../../common/api-error';
 import { Clock } from '../../common/clock';
-import { formatViolations, JsonSchemaValidator, schemaProblems } from '../../common/json-schema';
+import { formatViolations, JsonSchemaValidator, SchemaViolation, schemaProblems } from '../../common/json-schema';
 import { ListPage } from '../../common/list.dto';
 import type { Identity } from '../../tenancy/request-context';
 import { AppConfig } from '../../config/app-config';
+import { mcpToolSchema } from '../mcp-tool-schema';
 import type { ToolSource } from './catalog.types';
 import { newCatalogEntry } from './catalog-entry';
 import { CatalogState } from './catalog-state';
@@ -47,16 +48,16 @@ export class ToolsService {
     }
     const source = checkedSource(input.source);
     this.checkSize(input);
-    this.checkSchema(input.schema);
     const entity = newCatalogEntry({
       name: input.name,
       description: input.description,
       source,
-      schema: input.schema,
+      schema: this.checkedSchema(input.schema),
       permissions: input.permissions,
       tags: input.tags,
       tenantAccess: input.tenant_access,
       auditLevel: input.audit_level,
+      outputScan: input.output_scan,
       rateLimit: input.rate_limit,
       ownerTenantId: caller.tenantId,
       now: this.clock.now(),
@@ -136,12 +137,12 @@ export class ToolsService {
       if (!tool || !(await this.canSee(caller, tool))) throw ApiError.notFound('tool', id, 'id');
       this.checkUpdateRights(caller, tool, input);
       this.checkSize(input);
-      if (input.schema) this.checkSchema(input.schema);
+      const schema = input.schema && this.checkedSchema(input.schema);
       const before = reviewedFieldsOf(tool);
       const now = this.clock.now();
       Object.assign(tool, {
         ...(input.description !== undefined && { description: input.description }),
-        ...(input.schema !== undefined && { schema: input.schema }),
+        ...(schema !== undefined && { schema }),
         ...(input.permissions !== undefined && { permissions: input.permissions }),
         ...(input.tags !== undefined && { tags: input.tags }),
         ...(input.tenant_access !== undefined && { tenantAccess: input.tenant_access }),
@@ -238,29 +239,27 @@ export class ToolsService {
     if (oversized) throw ApiError.invalid(oversized.message, oversized.param, 'too_large');
   }
 
-  private checkSchema(schema: Record<string, unknown>): void {
-    // A pattern that cannot run in linear time, or nesting too deep: `param` names the keyword.
-    const problem = schemaProblems(schema)[0];
-    if (problem)
-      throw ApiError.invalid(
-        `schema is refused: ${formatViolations([problem])}`,
+  /** The schema as stored (in MCP's shape), or 400 invalid_schema with `param` naming the keyword. */
+  private checkedSchema(schema: Record<string, unknown>): Record<string, unknown> {
+    const refuse = (problem: SchemaViolation, why: string) =>
+      ApiError.invalid(
+        `schema ${why}: ${formatViolations([problem])}`,
         `schema${problem.path.slice(1)}`,
         'invalid_schema',
       );
-    const violations = this.schemas.checkSchema(schema);
+    // A pattern that cannot run in linear time, or nesting too deep.
+    const unsafe = schemaProblems(schema)[0];
+    if (unsafe) throw refuse(unsafe, 'is refused');
+    const shaped = mcpToolSchema(schema);
+    if ('problem' in shaped) throw refuse(shaped.problem, 'is not a valid MCP tool input schema');
+    const violations = this.schemas.checkSchema(shaped.schema);
     if (violations.length > 0)
       throw ApiError.invalid(
         `schema is not a valid JSON Schema: ${formatViolations(violations)}`,
         'schema',
         'invalid_schema',
       );
-    if (schema.type !== undefined && schema.type !== 'object') {
-      throw ApiError.invalid(
-        'schema must describe an object of named parameters (type: "object")',
-        'schema',
-        'invalid_schema',
-      );
-    }
+    return shaped.schema;
   }
 
   private async peersOf(tool: ToolEntity): Promise<string[]> {
@@ -282,8 +281,27 @@ function adminRequired(message: string, field: string): ApiError {
   return new ApiError(HttpStatus.FORBIDDEN, 'permission_error', message, 'admin_required', field);
 }
 
+/** The source fields each registrable type takes; another type's field is refused rather than stored unused. */
+const SOURCE_FIELDS: Record<string, string[]> = {
+  mcp: ['server_url', 'server_name', 'tool_name', 'credential_key'],
+  sandbox: ['template', 'entrypoint', 'credential_key'],
+  function: ['credential_key'],
+};
+
 /** Each source type has the fields it needs; built-in entries come only from providers. */
 function checkedSource(source: CreateToolDto['source']): ToolSource {
+  const stray = Object.keys(source).find(
+    (field) =>
+      field !== 'type' &&
+      source[field as keyof typeof source] !== undefined &&
+      !SOURCE_FIELDS[source.type]?.includes(field),
+  );
+  if (stray && source.type !== 'builtin')
+    throw ApiError.invalid(
+      `${stray} is not a field of a ${source.type} source (it takes ${SOURCE_FIELDS[source.type].join(', ')})`,
+      `source.${stray}`,
+      'invalid_source',
+    );
   switch (source.type) {
     case 'builtin':
       throw ApiError.invalid(

@@ -50,7 +50,10 @@ export class ToolCallsController {
       return;
     }
     const stream = new SseStream(response);
+    // The call's own call_id (the caller's, or the call's id when none was given): progress comes after start.
+    let callId = '';
     const created = (toolCall: ToolCallObject) => {
+      callId = toolCall.call_id;
       stream.start();
       stream.send('tool_call.created', { tool_call: toolCall });
     };
@@ -58,7 +61,7 @@ export class ToolCallsController {
       await this.dispatcher.invoke(identity, request, {
         signal: clientGone.signal,
         onStart: created,
-        onProgress: (progress) => stream.send('tool_call.progress', { call_id: request.callId ?? null, progress }),
+        onProgress: (progress) => stream.send('tool_call.progress', { call_id: callId, progress }),
       }),
     );
     // A call refused before it started (denied) still gets its created event, then the outcome.

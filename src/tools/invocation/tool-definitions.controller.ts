@@ -3,6 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../auth/auth.decorators';
 import { ApiErrors } from '../../common/api-errors.decorator';
 import { RequestContext } from '../../tenancy/request-context';
+import { servedMcpToolSchema } from '../mcp-tool-schema';
 import type { ToolDefinition } from '../tool-executor';
 import { ToolDefinitionListDto, ToolDefinitionsQueryDto } from './tool-calls.dto';
 import { ToolDispatcher } from './tool-dispatcher';
@@ -39,18 +40,23 @@ export function asOpenAiTool(definition: ToolDefinition): Record<string, unknown
     type: 'function',
     name: definition.name,
     description: definition.description,
-    parameters: definition.parameters,
+    parameters: servedMcpToolSchema(definition.parameters) ?? { type: 'object' },
   };
 }
 
+/**
+ * An MCP tool definition. Schemas are served in MCP's shape (see mcp-tool-schema.ts); an input schema that
+ * cannot be is served as a bare object schema (calls are still validated against the stored one), an output
+ * schema that cannot be is left out, so that one entry never fails a client's whole tools/list.
+ */
 export function asMcpTool(definition: ToolDefinition): Record<string, unknown> {
+  const declaredOutput = definition.outputSchema ?? definition.returns;
+  const outputSchema = declaredOutput && servedMcpToolSchema(declaredOutput);
   return {
     name: definition.name,
     description: definition.description,
-    inputSchema: definition.parameters,
-    ...((definition.outputSchema ?? definition.returns) && {
-      outputSchema: definition.outputSchema ?? definition.returns,
-    }),
+    inputSchema: servedMcpToolSchema(definition.parameters) ?? { type: 'object' },
+    ...(outputSchema && { outputSchema }),
     ...(definition.annotations && { annotations: definition.annotations }),
     ...(definition.icons?.length && { icons: definition.icons }),
   };

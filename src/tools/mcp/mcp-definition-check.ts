@@ -6,6 +6,7 @@ import { contentHash } from '../catalog/content-hash';
 import { Clock } from '../../common/clock';
 import type { ExecutableTool } from '../tool-executor';
 import { contentOf, definitionContentOf } from './mcp-tool-content';
+import { listToolsPage, offeredTool } from './mcp-tool-listing';
 
 /** A server answering more tools than this is not listed further (discovery stops at the same bound). */
 const MAX_LISTED_TOOLS = 10_000;
@@ -56,11 +57,12 @@ export class McpDefinitionCheck {
     const tools = new Map<string, Tool>();
     let cursor: string | undefined;
     do {
-      const page = await client.listTools(cursor ? { cursor } : undefined, {
-        signal,
-        timeout: this.config.mcp.discovery_timeout,
-      });
-      for (const tool of page.tools) tools.set(tool.name, tool);
+      const page = await listToolsPage(client, cursor, { signal, timeout: this.config.mcp.discovery_timeout });
+      // A tool discovery would leave out is not offered: its entry is stale, as discovery would make it.
+      for (const offered of page.tools) {
+        const parsed = offeredTool(offered);
+        if ('tool' in parsed) tools.set(parsed.tool.name, parsed.tool);
+      }
       cursor = page.nextCursor;
     } while (cursor && tools.size < MAX_LISTED_TOOLS);
     this.listings.set(client, { listedAt: this.clock.now().getTime(), tools });

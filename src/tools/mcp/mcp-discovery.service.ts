@@ -19,6 +19,7 @@ import { SYSTEM_REVIEWER, ToolReviewService } from '../catalog/tool-review.servi
 import { PendingChange, ToolEntity } from '../catalog/tool.entity';
 import type { JsonSchema } from '../tool-executor';
 import { McpClientPool } from './mcp-client-pool';
+import { listToolsPage, offeredTool, RejectedTool } from './mcp-tool-listing';
 import { SsrfGuardedFetch } from './ssrf-guarded-fetch';
 import { McpHealth } from './mcp-health';
 import type { McpSourceEntity } from './mcp-source.entity';
@@ -38,14 +39,6 @@ export interface DiscoveryResult {
   revived: string[];
   /** Tools of the server left out of the catalog, and why (too large, unsafe pattern); an existing entry turns stale. */
   rejected: RejectedTool[];
-}
-
-export interface RejectedTool {
-  /** The tool's name on the server. */
-  tool: string;
-  /** The offending field of the MCP tool: description, input_schema or output_schema, with a JSON path. */
-  param: string;
-  message: string;
 }
 
 interface SchemaChange {
@@ -95,7 +88,7 @@ export class McpDiscoveryService {
 
   async discover(source: McpSourceEntity): Promise<DiscoveryResult> {
     const empty = { source: source.name, tool_count: 0, added: [], changed: [], stale: [], revived: [], rejected: [] };
-    let offered: Tool[];
+    let offered: unknown[];
     const timeoutMs = this.config.mcp.discovery_timeout;
     try {
       // One bound for the whole discovery (connect, retry, every page), so one server never holds up the rest.
@@ -126,13 +119,20 @@ export class McpDiscoveryService {
   }
 
   /**
-   * Tools whose description or schemas exceed the catalog limits, or whose patterns cannot run in linear time,
-   * are refused one by one: the rest of the server's tools are still discovered.
+   * Tools whose description or schemas exceed the catalog limits, whose patterns cannot run in linear time, or
+   * that are not valid MCP tools (a schema without the object root MCP clients require) are refused one by
+   * one: the rest of the server's tools are still discovered.
    */
-  private screen(offered: Tool[]): { tools: Tool[]; rejected: RejectedTool[] } {
+  private screen(offered: unknown[]): { tools: Tool[]; rejected: RejectedTool[] } {
     const tools: Tool[] = [];
     const rejected: RejectedTool[] = [];
-    for (const tool of offered) {
+    for (const entry of offered) {
+      const parsed = offeredTool(entry);
+      if ('rejected' in parsed) {
+        rejected.push(parsed.rejected);
+        continue;
+      }
+      const tool = parsed.tool;
       const content = contentOf(tool);
       const oversized = oversizedField(content, this.config.catalog);
       if (oversized) {
@@ -154,15 +154,13 @@ export class McpDiscoveryService {
   }
 
   /** Every tool of the server, following pagination (the caller bounds the time). */
-  private async listTools(source: McpSourceEntity): Promise<Tool[]> {
+  private async listTools(source: McpSourceEntity): Promise<unknown[]> {
     const attempt = async () => {
       const { client } = await this.pool.client(source);
-      const tools: Tool[] = [];
+      const tools: unknown[] = [];
       let cursor: string | undefined;
       do {
-        const page = await client.listTools(cursor ? { cursor } : undefined, {
-          timeout: this.config.mcp.discovery_timeout,
-        });
+        const page = await listToolsPage(client, cursor, { timeout: this.config.mcp.discovery_timeout });
         tools.push(...page.tools);
         cursor = page.nextCursor;
       } while (cursor && tools.length < 10_000);

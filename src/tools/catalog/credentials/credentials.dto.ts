@@ -36,11 +36,11 @@ export class CredentialDto {
   @ApiProperty({ example: 'github_token', description: CREDENTIAL_KEY_RULE })
   key: string;
 
-  @ApiProperty({ example: 1764000000, description: 'Unix seconds.' })
-  created_at: number;
+  @ApiProperty({ example: '2026-02-22T10:00:00.000Z' })
+  created_at: string;
 
-  @ApiProperty({ example: 1764003600, description: 'Unix seconds; when the value was last replaced.' })
-  updated_at: number;
+  @ApiProperty({ example: '2026-02-22T11:00:00.000Z', description: 'When the value was last replaced.' })
+  updated_at: string;
 }
 
 export class CredentialListDto {

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { ApiError } from '../../../common/api-error';
 import { Clock } from '../../../common/clock';
 import type { ListPage } from '../../../common/list.dto';
-import { unixSeconds } from '../../../common/time';
+import { isoTime } from '../../../common/time';
 import { AdvisoryLock, withAdvisoryLock } from '../../../database/advisory-locks';
 import { CredentialNames, CredentialRepository, SealedRow } from './credential.repository';
 import { credentialAad, DecryptionError, KeyRing, open, seal, SealedValue } from './credential-cipher';
@@ -181,7 +181,7 @@ function present(row: CredentialNames): CredentialDto {
     object: 'tenant.credential',
     tenant_id: row.tenant_id,
     key: row.key,
-    created_at: unixSeconds(row.created_at),
-    updated_at: unixSeconds(row.updated_at),
+    created_at: isoTime(row.created_at),
+    updated_at: isoTime(row.updated_at),
   };
 }

@@ -27,7 +27,7 @@ export class FilesController {
       'and nothing of it is kept.',
   })
   @ApiConsumes('multipart/form-data')
-  @ApiBody({ type: UploadFileDto })
+  @ApiBody({ type: UploadFileDto, encoding: { expires_after: { style: 'deepObject', explode: true } } })
   @ApiOkResponse({ type: FileDto })
   @ApiErrors(400, 413)
   @HttpCode(200)

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Authenticated } from '../../../../auth/auth.decorators';
 import { ApiErrors } from '../../../../common/api-errors.decorator';
@@ -29,6 +29,18 @@ export class FileBatchesController {
   @ApiOperation({
     summary: 'Add several files at once',
     description: '`file_ids` and/or `files` (each with its own attributes and chunking).',
+  })
+  // file_ids and files are two ways to name the files: one example each.
+  @ApiBody({
+    type: CreateFileBatchDto,
+    examples: {
+      file_ids: {
+        value: { file_ids: ['file-4f9Qm2kX8bLr1sVt7WcZ0aHd'], attributes: { team: 'support' } },
+      },
+      files: {
+        value: { files: [{ file_id: 'file-4f9Qm2kX8bLr1sVt7WcZ0aHd', attributes: { team: 'billing' } }] },
+      },
+    },
   })
   @ApiOkResponse({ type: FileBatchDto })
   @ApiErrors(400, 404)

@@ -59,7 +59,12 @@ export class FileBatchesService {
     if (requests.length === 0) {
       throw ApiError.invalid('Give file_ids or files: at least one file', 'file_ids', 'missing_required_parameter');
     }
-    for (const [i, request] of requests.entries()) await this.files.find(tenantId, request.fileId, `files[${i}]`);
+    // A missing file is named where the request gave it: in file_ids, or as a file_id in files.
+    const listed = input.file_ids?.length ?? 0;
+    for (const [i, request] of requests.entries()) {
+      const param = i < listed ? `file_ids[${i}]` : `files[${i - listed}].file_id`;
+      await this.files.find(tenantId, request.fileId, param);
+    }
     const batch: FileBatchEntity = {
       id: newId('vsfb_'),
       tenantId,

@@ -61,7 +61,11 @@ class BatchFileDto {
 }
 
 export class CreateFileBatchDto {
-  @ApiPropertyOptional({ type: [String], description: 'Files sharing the batch-level attributes and chunking.' })
+  @ApiPropertyOptional({
+    type: [String],
+    example: ['file-4f9Qm2kX8bLr1sVt7WcZ0aHd'],
+    description: 'Files sharing the batch-level attributes and chunking.',
+  })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(500)
