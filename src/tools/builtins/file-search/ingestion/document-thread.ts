@@ -74,7 +74,10 @@ export class DocumentThreads {
 
   async *index(job: DocumentJob, signal: AbortSignal): AsyncGenerator<DocumentEvent> {
     signal.throwIfAborted();
-    const thread = this.idle.pop() ?? (await DocumentThread.start(job.limits, signal));
+    let thread = this.idle.pop();
+    // An idle thread only ends by its idle timer, which takes it off the list first; a dead one is never reused.
+    while (thread && !thread.alive) thread = this.idle.pop();
+    thread ??= await DocumentThread.start(job.limits, signal);
     thread.busy();
     let finished = false;
     try {
@@ -152,6 +155,10 @@ class DocumentThread {
       throw error instanceof IngestionError ? new Error(error.message) : error;
     }
     return thread;
+  }
+
+  get alive(): boolean {
+    return this.failure === undefined && this.exited === undefined;
   }
 
   post(message: DocumentRequest | NextBatch): void {
