@@ -12,11 +12,18 @@ export const MAX_RUN = 32;
 export const SEGMENT_CHARS = 16 * 1024;
 
 /**
+ * At most this much of a long run is matched at once: a greedy quantifier keeps a backtrack entry per
+ * character, and V8 throws "Maximum call stack size exceeded" on a run of millions. A longer run is simply
+ * matched again where the last match ended.
+ */
+const RUN_MATCH_MAX = 4096;
+
+/**
  * A run of one class (letters, digits, whitespace, anything else) longer than MAX_RUN. No nested quantifier:
  * a failed attempt scans at most MAX_RUN characters, so the whole search is linear.
  */
 const LONG_RUN = new RegExp(
-  ['\\p{L}', '\\p{N}', '\\s', '[^\\s\\p{L}\\p{N}]'].map((cls) => `${cls}{${MAX_RUN + 1},}`).join('|'),
+  ['\\p{L}', '\\p{N}', '\\s', '[^\\s\\p{L}\\p{N}]'].map((cls) => `${cls}{${MAX_RUN + 1},${RUN_MATCH_MAX}}`).join('|'),
   'gu',
 );
 
