@@ -104,7 +104,14 @@ async function measureLoop(
   await Promise.all(Array.from({ length: concurrency }, caller));
   latencies.sort((x, y) => x - y);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  return { label, requestsPerSecond: latencies.length / seconds, p50: at(0.5), p99: at(0.99), errors };
+  return {
+    label,
+    requestsPerSecond: latencies.length / seconds,
+    p50: at(0.5),
+    p99: at(0.99),
+    max: latencies.at(-1) ?? 0,
+    errors,
+  };
 }
 
 function pick(a: LoadResult, b: LoadResult): LoadResult {

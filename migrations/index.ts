@@ -11,6 +11,7 @@ import { ToolIcons1764000800000 } from './1764000800000-tool-icons';
 import { OAuthAuthorizationServer1764000900000 } from './1764000900000-oauth-authorization-server';
 import { Responses1764001700000 } from './1764001700000-responses';
 import { OutputScan1764001800000 } from './1764001800000-output-scan';
+import { IngestionProgress1764001850000 } from './1764001850000-ingestion-progress';
 import { OAuthGrantRevocation1764002400000 } from './1764002400000-oauth-grant-revocation';
 
 /** Applied in this order, by the service at start and by `npm run migration:run`. */
@@ -28,5 +29,6 @@ export const ALL_MIGRATIONS = [
   OAuthAuthorizationServer1764000900000,
   Responses1764001700000,
   OutputScan1764001800000,
+  IngestionProgress1764001850000,
   OAuthGrantRevocation1764002400000,
 ];

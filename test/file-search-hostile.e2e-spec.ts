@@ -7,7 +7,7 @@ import { waitFor } from './support/wait';
 const MB = 1024 * 1024;
 
 /**
- * Hostile documents in file_search ingestion: each is parsed in a thread of its own under small limits, fails
+ * Hostile documents in file_search ingestion: each is parsed in a document thread under small limits, fails
  * alone with a clear code, and neither the process nor the other files of the store notice.
  */
 describe.each(ENGINES)('file_search with hostile documents (%s)', (engine) => {
@@ -25,14 +25,14 @@ describe.each(ENGINES)('file_search with hostile documents (%s)', (engine) => {
             max_file_size: '4MB',
             max_pages: 50,
             max_decompressed_size: '8MB',
-            parse_memory_limit: '64MB',
+            parse_memory_limit: '32MB',
             max_extracted_characters: 100_000,
           },
         },
       },
     });
     client = new OpenAI({ baseURL: `${t.baseUrl}/v1`, apiKey: t.adminKey, maxRetries: 0 });
-  }, 60_000);
+  }, 120_000);
   afterAll(() => t?.close());
 
   const upload = async (name: string, content: Buffer) =>
@@ -56,7 +56,7 @@ describe.each(ENGINES)('file_search with hostile documents (%s)', (engine) => {
   it('fails a zip bomb, an oversized PDF, a memory hog and a corrupt file alone, and indexes the rest', async () => {
     // 20 MB of XML deflated to a few KB; its central directory declares the 20 MB, over the 8 MB cap.
     const bomb = await makeDocx(['A'.repeat(20 * MB)], { compressed: true });
-    // Under the decompression cap, but its hundreds of thousands of paragraphs need more than a 64 MB heap.
+    // Under the decompression cap, but its hundreds of thousands of paragraphs need more than a 32 MB heap.
     const hog = await makeDocx(
       Array.from({ length: 100_000 }, (_, i) => `p${i}`),
       { compressed: true },
@@ -140,7 +140,7 @@ describe('file_search parse timeout', () => {
       },
     });
     client = new OpenAI({ baseURL: `${t.baseUrl}/v1`, apiKey: t.adminKey, maxRetries: 0 });
-  }, 60_000);
+  }, 120_000);
   afterAll(() => t?.close());
 
   it('stops a parse that runs past parse_timeout and fails only that file', async () => {
@@ -158,5 +158,5 @@ describe('file_search parse timeout', () => {
       message: expect.stringContaining('parse_timeout'),
     });
     expect((await fetch(`${t.baseUrl}/healthz`)).status).toBe(200);
-  }, 60_000);
+  }, 120_000);
 });

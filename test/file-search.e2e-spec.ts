@@ -233,6 +233,8 @@ describe('file_search (full-text mode, embedded database)', () => {
         last_error: null,
         chunking_strategy: { type: 'static', static: { max_chunk_size_tokens: 200, chunk_overlap_tokens: 50 } },
         attributes: null,
+        // Toolgate's extension: how far ingestion got, here to the end (the SDK passes unknown fields through).
+        progress: { stage: 'done', file_bytes: 61, characters_total: 61, characters_done: 61, chunks_done: 1 },
       });
       expect(indexed.usage_bytes).toBeGreaterThan(0);
 

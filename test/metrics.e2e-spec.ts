@@ -48,6 +48,19 @@ describe('/metrics', () => {
       expect(text).toContain('process_cpu_seconds_total');
     });
 
+    it('exports the event loop delay by quantile, measured since the previous scrape', async () => {
+      await app.http.get('/metrics');
+      // Blocks the loop for a while: the next scrape must see at least that delay as its maximum.
+      const until = Date.now() + 150;
+      while (Date.now() < until);
+      const text = (await app.http.get('/metrics')).text;
+      expect(text).toContain('# TYPE toolgate_event_loop_delay_seconds gauge');
+      for (const quantile of ['0.5', '0.9', '0.99']) {
+        expect(sample(text, 'toolgate_event_loop_delay_seconds', { quantile })).toBeGreaterThanOrEqual(0);
+      }
+      expect(sample(text, 'toolgate_event_loop_delay_seconds', { quantile: '1' })).toBeGreaterThanOrEqual(0.1);
+    });
+
     it('counts requests refused by the body parser before routing', async () => {
       const malformed = await app.http
         .post('/v1/admin/api_keys')
@@ -93,6 +106,7 @@ describe('/metrics', () => {
       expect(scrape.status).toBe(200);
       expect(scrape.text).toContain('# TYPE gateway_http_requests_total counter');
       expect(scrape.text).not.toContain('toolgate_http_requests_total');
+      expect(scrape.text).toContain('# TYPE gateway_event_loop_delay_seconds gauge');
       expect(sample(scrape.text, 'gateway_http_requests_total', { route: '/metrics', status: '401' })).toBe(before + 3);
     });
   });

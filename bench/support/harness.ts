@@ -48,6 +48,8 @@ export interface LoadResult {
   requestsPerSecond: number;
   p50: number;
   p99: number;
+  /** The slowest request, in ms. */
+  max: number;
   errors: number;
 }
 
@@ -75,6 +77,7 @@ export async function measure(target: LoadTarget, seconds: number, connections =
     requestsPerSecond: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
+    max: result.latency.max,
     errors: result.errors + result.non2xx,
   };
 }

@@ -7,6 +7,7 @@ import {
   LeasedJob,
   VectorStoreFileRepository,
 } from '../../src/tools/builtins/file-search/vector-store-files/vector-store-file.repository';
+import type { IngestionProgress } from '../../src/tools/builtins/file-search/vector-store-files/vector-store-file.entity';
 import { VectorStoreEntity } from '../../src/tools/builtins/file-search/vector-stores/vector-store.entity';
 import { VectorStoreRepository } from '../../src/tools/builtins/file-search/vector-stores/vector-store.repository';
 import { ENGINES } from '../support/databases';
@@ -15,6 +16,13 @@ import { mediumContext, MediumContext } from '../support/medium';
 const TENANT = 'tenant_medium';
 const CHUNKING = { size: 800, overlap: 400 };
 const LEASE_MS = 60_000;
+const DONE: IngestionProgress = {
+  stage: 'done',
+  file_bytes: 10,
+  characters_total: 10,
+  characters_done: 10,
+  chunks_done: 1,
+};
 
 /** Ingestion jobs are rows of file_search_vector_store_files leased to workers of any replica. */
 describe.each(ENGINES)('ingestion job leases (%s)', (engine) => {
@@ -108,8 +116,8 @@ describe.each(ENGINES)('ingestion job leases (%s)', (engine) => {
     const { storeId, fileIds } = await storeWithFiles(1);
     const job = (await jobs.claim('worker-a', LEASE_MS))!;
     const intruder = { ...job, token: 'worker-b' };
-    expect(await jobs.complete(intruder, 10, ctx.dataSource.manager)).toBe(false);
-    expect(await jobs.complete(job, 10, ctx.dataSource.manager)).toBe(true);
+    expect(await jobs.complete(intruder, 10, DONE, ctx.dataSource.manager)).toBe(false);
+    expect(await jobs.complete(job, 10, DONE, ctx.dataSource.manager)).toBe(true);
     expect(await jobs.renewLease(job, LEASE_MS)).toBe(false);
     expect(await jobs.claim('worker-c', LEASE_MS)).toBeUndefined();
     const row = await jobs.find(TENANT, storeId, fileIds[0]);
@@ -142,7 +150,7 @@ describe.each(ENGINES)('ingestion job leases (%s)', (engine) => {
     const job = (await jobs.claim('worker-a', LEASE_MS))!;
     expect(await ctx.dataSource.transaction((m) => jobs.cancelBatch(TENANT, 'vsfb_1', m))).toBe(1);
     expect(await jobs.renewLease(job, LEASE_MS)).toBe(false);
-    expect(await jobs.complete(job, 10, ctx.dataSource.manager)).toBe(false);
+    expect(await jobs.complete(job, 10, DONE, ctx.dataSource.manager)).toBe(false);
     expect(await jobs.find(TENANT, storeId, fileIds[0])).toMatchObject({ status: 'cancelled' });
   });
 

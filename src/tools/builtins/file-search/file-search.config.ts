@@ -68,9 +68,9 @@ export const fileSearchConfigSchema = z
     /** Results of the file_search tool when the call does not say. */
     max_results: integer(1, MAX_NUM_RESULTS_CAP).default(10),
     max_file_size: byteSize().default(50 * 1024 * 1024),
-    /** Parsing one file may take this long; its parse thread is then stopped and the file fails. */
+    /** Work on one file in its document thread (parsing, chunking, tokenizing) may take this long; then the file fails. */
     parse_timeout: duration().pipe(z.number().min(100, 'must be at least 100ms')).default(60_000),
-    /** Heap of one file's parse thread; a document that needs more fails with file_too_large. */
+    /** Heap one file's work may use in its document thread (the tokenizer's comes on top); more fails with file_too_large. */
     parse_memory_limit: byteSize()
       .pipe(z.number().min(32 * 1024 * 1024, 'must be at least 32MB'))
       .default(512 * 1024 * 1024),

@@ -1,5 +1,6 @@
 import { Tiktoken } from 'js-tiktoken/lite';
 import cl100k from 'js-tiktoken/ranks/cl100k_base';
+import { tokenizerSegments } from './tokenizer-segments';
 
 /** cl100k_base, the tokenizer of OpenAI's embedding models; its ranks ship inside the npm package. */
 let encoder: Tiktoken | undefined;
@@ -14,27 +15,38 @@ export interface Chunk {
   tokens: number;
 }
 
-/** Text is tokenized a window at a time, so a large file never becomes one huge token array. */
-const WINDOW_CHARS = 64 * 1024;
-
 /**
  * Splits text into chunks of at most `size` tokens, each starting `size - overlap` tokens after the last
- * (OpenAI's static chunking). Yields as it goes; memory stays proportional to one window.
+ * (OpenAI's static chunking). Yields as it goes: memory stays proportional to one segment and one chunk,
+ * and the cost is linear in the text (see tokenizer-segments.ts for why the tokenizer needs help with that).
  */
-export function* chunkText(text: string, size: number, overlap: number): Generator<Chunk> {
+export function* chunkText(
+  text: string,
+  size: number,
+  overlap: number,
+  onProgress: (charactersTokenized: number) => void = () => undefined,
+): Generator<Chunk> {
   const enc = tokenizer();
   const step = size - overlap;
   let tokens: number[] = [];
   let index = 0;
   // How many tokens at the start of `tokens` were already emitted in the previous chunk.
   let emitted = 0;
-  for (const window of windows(text)) {
-    tokens = tokens.concat(enc.encode(window));
-    while (tokens.length >= size) {
-      yield { index: index++, text: decode(enc, tokens.slice(0, size)), tokens: size };
-      tokens = tokens.slice(step);
+  let tokenized = 0;
+  for (const segment of tokenizerSegments(text)) {
+    // Special tokens such as <|endoftext|> in a document are plain text, never control tokens or an error.
+    for (const token of enc.encode(segment, [], [])) tokens.push(token);
+    tokenized += segment.length;
+    onProgress(tokenized);
+    if (tokens.length < size) continue;
+    let offset = 0;
+    while (tokens.length - offset >= size) {
+      yield { index: index++, text: decode(enc, tokens.slice(offset, offset + size)), tokens: size };
+      offset += step;
       emitted = size - step;
     }
+    // One copy per segment of what is left (fewer than `size` tokens), not one per chunk of the whole array.
+    tokens = tokens.slice(offset);
   }
   // The rest, unless it is only the overlap already carried by the last chunk.
   if (tokens.length > emitted || (index === 0 && tokens.length > 0)) {
@@ -42,21 +54,17 @@ export function* chunkText(text: string, size: number, overlap: number): Generat
   }
 }
 
-/** Cuts text before a space near each window's end, where the tokenizer would split anyway. */
-function* windows(text: string): Generator<string> {
-  let start = 0;
-  while (start < text.length) {
-    let end = Math.min(text.length, start + WINDOW_CHARS);
-    if (end < text.length) {
-      const space = text.lastIndexOf(' ', end);
-      if (space > start + WINDOW_CHARS / 2) end = space;
-    }
-    yield text.slice(start, end);
-    start = end;
-  }
-}
+const REPLACEMENT = 0xfffd;
 
-/** Token boundaries can fall inside a multi-byte character; the broken halves are dropped. */
+/**
+ * Token boundaries can fall inside a multi-byte character; the broken halves (U+FFFD at either end) are
+ * dropped. A loop rather than a `\uFFFD+$` regex, whose cost is quadratic in a text full of U+FFFD.
+ */
 function decode(enc: Tiktoken, tokens: number[]): string {
-  return enc.decode(tokens).replace(/^\uFFFD+|\uFFFD+$/g, '');
+  const text = enc.decode(tokens);
+  let start = 0;
+  let end = text.length;
+  while (start < end && text.charCodeAt(start) === REPLACEMENT) start++;
+  while (end > start && text.charCodeAt(end - 1) === REPLACEMENT) end--;
+  return start === 0 && end === text.length ? text : text.slice(start, end);
 }

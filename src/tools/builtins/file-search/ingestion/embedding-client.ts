@@ -1,9 +1,12 @@
 import { Semaphore } from '../../../../common/semaphore';
 import type { EmbeddingSettings } from '../file-search.config';
+import { buildEmbeddingRequests, EmbeddingRequest } from './embedding-requests';
 
 /** An embedding service: texts in, one vector per text out. */
 export interface EmbeddingClient {
   embed(texts: string[], signal?: AbortSignal): Promise<number[][]>;
+  /** The same for requests built elsewhere (buildEmbeddingRequests in the document thread), in their order. */
+  send(requests: EmbeddingRequest[], signal?: AbortSignal): Promise<number[][]>;
   dimensions(): number;
 }
 
@@ -32,16 +35,16 @@ export class HttpEmbeddingClient implements EmbeddingClient {
     return this.settings.dimensions;
   }
 
-  async embed(texts: string[], signal?: AbortSignal): Promise<number[][]> {
-    const batches: string[][] = [];
-    for (let i = 0; i < texts.length; i += this.settings.batchSize) {
-      batches.push(texts.slice(i, i + this.settings.batchSize));
-    }
-    const results = await Promise.all(batches.map((batch) => this.slots.run(() => this.request(batch, signal))));
+  embed(texts: string[], signal?: AbortSignal): Promise<number[][]> {
+    return this.send(buildEmbeddingRequests(texts, this.settings), signal);
+  }
+
+  async send(requests: EmbeddingRequest[], signal?: AbortSignal): Promise<number[][]> {
+    const results = await Promise.all(requests.map((request) => this.slots.run(() => this.request(request, signal))));
     return results.flat();
   }
 
-  private async request(input: string[], signal?: AbortSignal): Promise<number[][]> {
+  private async request(payload: EmbeddingRequest, signal?: AbortSignal): Promise<number[][]> {
     let lastProblem = '';
     for (let attempt = 0; attempt <= this.settings.maxRetries; attempt++) {
       signal?.throwIfAborted();
@@ -54,17 +57,13 @@ export class HttpEmbeddingClient implements EmbeddingClient {
             'Content-Type': 'application/json',
             ...(this.settings.apiKey ? { Authorization: `Bearer ${this.settings.apiKey}` } : {}),
           },
-          body: JSON.stringify({
-            input,
-            ...(this.settings.model ? { model: this.settings.model } : {}),
-            encoding_format: 'float',
-          }),
+          body: payload.body,
           signal: signal
             ? AbortSignal.any([signal, AbortSignal.timeout(this.settings.timeoutMs)])
             : AbortSignal.timeout(this.settings.timeoutMs),
         });
         if (response.ok) {
-          const vectors = this.read(await response.json(), input.length);
+          const vectors = this.read(await response.json(), payload.count);
           this.observe(Number(process.hrtime.bigint() - started) / 1e9);
           return vectors;
         }

@@ -9,10 +9,12 @@ import { FileSearchSettings } from '../file-search.config';
 import { FileSearchMetrics } from '../file-search.metrics';
 import { LeasedJob, VectorStoreFileRepository } from '../vector-store-files/vector-store-file.repository';
 import { ChunkRepository } from './chunk.repository';
-import { chunkText, Chunk } from './chunker';
+import type { Chunk } from './chunker';
+import { DocumentThreads } from './document-thread';
+import type { EmbeddingRequest } from './embedding-requests';
 import { IngestionError } from './ingestion-error';
+import { ProgressReport } from './ingestion-progress';
 import { IngestionQueue } from './ingestion.queue';
-import { parseInThread } from './parse-thread';
 import { VectorIndex } from './vector-index';
 
 /** Chunks embedded and written together: bounds memory and the size of each statement. */
@@ -40,6 +42,7 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
   private readonly stopping = new AbortController();
   private readonly loops: Promise<void>[] = [];
   private readonly sleepers = new Set<() => void>();
+  private readonly threads = new DocumentThreads();
   private unsubscribe?: () => void;
   private sweeper?: RepeatingTask;
 
@@ -70,6 +73,7 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
     this.stopping.abort();
     this.wakeAll();
     await Promise.all(this.loops);
+    this.threads.close();
     // Jobs interrupted by the shutdown go back to the queue at once, for the next start or another replica.
     await this.storeFiles
       .releaseLeasesOf(`${this.owner}:`)
@@ -118,6 +122,7 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
       () => this.background.run('file_search_lease_renewal', () => this.renew(job, abort)),
       Math.max(200, this.settings.jobLeaseMs / 3),
     );
+    let report: ProgressReport | undefined;
     try {
       if (job.attempts > this.settings.maxAttempts) {
         await this.fail(
@@ -128,11 +133,14 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
       }
       const file = await this.fileRows.findById(job.file_id);
       if (!file) return; // deleted meanwhile: the row went with it
-      const { chunks, usageBytes } = await this.ingest(job, file, abort.signal);
-      await this.complete(job, chunks, usageBytes);
+      report = new ProgressReport(job, file, this.storeFiles, this.logger);
+      await this.ingest(job, file, report, abort.signal);
+      await this.complete(job, report);
     } catch (error) {
-      if (error instanceof IngestionError) await this.fail(job, error);
-      else if (abort.signal.aborted) await this.abandon(job);
+      if (error instanceof IngestionError) {
+        report?.failed(error.code, error.message);
+        await this.fail(job, error);
+      } else if (abort.signal.aborted) await this.abandon(job);
       else await this.retryLater(job, error);
     } finally {
       clearInterval(renew);
@@ -146,39 +154,46 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
     if (!held) abort.abort(new LeaseLost('lease lost'));
   }
 
-  private async ingest(
-    job: LeasedJob,
-    file: FileEntity,
-    signal: AbortSignal,
-  ): Promise<{ chunks: number; usageBytes: number }> {
+  /**
+   * Reads the file and hands its bytes to a document thread, which parses, chunks, tokenizes and builds the
+   * embedding requests; here each batch it sends back is embedded and stored before the thread goes on.
+   */
+  private async ingest(job: LeasedJob, file: FileEntity, report: ProgressReport, signal: AbortSignal): Promise<void> {
+    await report.parsing();
     const bytes = await this.files.readAll(file);
-    const text = await parseInThread(file.filename, bytes, this.settings.parseLimits, signal);
-    signal.throwIfAborted();
-    let written = 0;
-    let usageBytes = 0;
-    let batch: Chunk[] = [];
-    const flush = async () => {
-      usageBytes += await this.write(job, batch, signal);
-      written += batch.length;
-      batch = [];
-    };
-    for (const chunk of chunkText(text, job.chunk_size, job.chunk_overlap)) {
-      batch.push(chunk);
-      if (batch.length >= WRITE_BATCH) await flush();
+    // Only the shape of the requests: the service's address and key stay on this side.
+    const embedding = this.index.embedder && this.settings.embedding;
+    const events = this.threads.index(
+      {
+        filename: file.filename,
+        bytes,
+        limits: this.settings.parseLimits,
+        chunking: { size: job.chunk_size, overlap: job.chunk_overlap },
+        embedding: embedding ? { model: embedding.model, batchSize: embedding.batchSize } : undefined,
+        batchChunks: WRITE_BATCH,
+      },
+      signal,
+    );
+    for await (const event of events) {
+      signal.throwIfAborted();
+      if (event.type === 'parsed') {
+        await report.parsed(event.characters);
+      } else {
+        const bytesStored = await this.write(job, event.chunks, event.requests, signal);
+        await report.stored(event.chunks.length, event.charactersDone, bytesStored);
+      }
     }
-    if (batch.length > 0) await flush();
-    return { chunks: written, usageBytes };
   }
 
   /** Embeds a batch (when an embedding service is configured) and upserts its chunks and vectors. */
-  private async write(job: LeasedJob, chunks: Chunk[], signal: AbortSignal): Promise<number> {
+  private async write(
+    job: LeasedJob,
+    chunks: Chunk[],
+    requests: EmbeddingRequest[],
+    signal: AbortSignal,
+  ): Promise<number> {
     const { embedder, backend, collection } = this.index;
-    const vectors = embedder
-      ? await embedder.embed(
-          chunks.map((c) => c.text),
-          signal,
-        )
-      : undefined;
+    const vectors = embedder && requests.length > 0 ? await embedder.send(requests, signal) : undefined;
     signal.throwIfAborted();
     const idByIndex = await this.chunks.upsert(
       { tenantId: job.tenant_id, vectorStoreId: job.vector_store_id, fileId: job.file_id },
@@ -200,9 +215,10 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   /** Completes the file if the lease is still ours, dropping chunks left from a longer earlier version. */
-  private async complete(job: LeasedJob, chunks: number, usageBytes: number): Promise<void> {
+  private async complete(job: LeasedJob, report: ProgressReport): Promise<void> {
+    const chunks = report.progress.chunks_done;
     const completed = await this.dataSource.transaction(async (manager) => {
-      if (!(await this.storeFiles.complete(job, usageBytes, manager))) return false;
+      if (!(await this.storeFiles.complete(job, report.usageBytes, report.done(), manager))) return false;
       await this.chunks.deleteFrom(job.vector_store_id, job.file_id, chunks, manager);
       return true;
     });

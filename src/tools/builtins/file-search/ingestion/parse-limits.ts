@@ -1,11 +1,11 @@
 /**
- * What parsing one file may cost. A document is untrusted input: a few kilobytes of zip or PDF can expand
+ * What processing one file (parsing, chunking, tokenizing) may cost. A document is untrusted input: a few kilobytes of zip or PDF can expand
  * into gigabytes or hours of work, so every dimension has its own cap (builtins.file_search.parse_*, max_*).
  */
 export interface ParseLimits {
-  /** Wall-clock time for one file; the parse thread is terminated after it. */
+  /** Time the document thread may work on one file (waits for the caller excluded); it is terminated after it. */
   timeoutMs: number;
-  /** Heap of the parse thread (its old generation); running out ends only that thread. */
+  /** Heap one file's work may use in its document thread (old generation); running out ends only that thread. */
   memoryLimitBytes: number;
   /** Bytes a compressed document (DOCX) may expand to, declared and actually inflated. */
   maxDecompressedBytes: number;

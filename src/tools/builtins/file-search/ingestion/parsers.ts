@@ -43,14 +43,39 @@ const csv: Parser = async (bytes) => {
   return body.map((row) => row.map((cell, i) => (header[i] ? `${header[i]}: ${cell}` : cell)).join(', ')).join('\n');
 };
 
+/** Nesting a JSON file may have: re-indenting it recurses once per level, and its output grows with the square. */
+export const MAX_JSON_DEPTH = 1000;
+
 const json: Parser = async (bytes) => {
+  const source = utf8(bytes);
+  if (nestsDeeperThan(source, MAX_JSON_DEPTH)) {
+    throw new IngestionError('invalid_file', `The JSON file nests deeper than ${MAX_JSON_DEPTH} levels`);
+  }
   try {
-    return JSON.stringify(JSON.parse(utf8(bytes)), null, 2);
+    return JSON.stringify(JSON.parse(source), null, 2);
   } catch (error) {
     if (error instanceof IngestionError) throw error;
     throw new IngestionError('invalid_file', `The JSON file cannot be parsed: ${(error as Error).message}`);
   }
 };
+
+/** One pass over the text, counting brackets outside strings: the depth is known before anything recurses. */
+function nestsDeeperThan(source: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < source.length; i++) {
+    const c = source.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
 
 /** The page count comes from the document's page tree, before any page is read: text extraction costs per page. */
 const pdf: Parser = async (bytes, limits) => {
@@ -102,7 +127,7 @@ export const SUPPORTED_EXTENSIONS = Object.keys(PARSERS);
 /**
  * The text of a file, chosen by its extension. Unknown formats fail with `unsupported_file`; a file that
  * cannot be read as its format claims, or holds no text, with `invalid_file`; one past `limits`, with `file_too_large`.
- * Runs inside a parse thread (parse-thread.ts), which enforces the time and memory limits.
+ * Runs inside a document thread (document-thread.ts), which enforces the time and memory limits.
  */
 export async function extractText(filename: string, bytes: Buffer, limits: ParseLimits): Promise<string> {
   const extension = extname(filename).toLowerCase();

@@ -4,6 +4,18 @@ export type VectorStoreFileStatus = 'in_progress' | 'completed' | 'cancelled' | 
 export type IngestionErrorCode = 'server_error' | 'unsupported_file' | 'invalid_file' | 'file_too_large';
 export type Attributes = Record<string, string | number | boolean>;
 
+/**
+ * How far a file's ingestion got: `parsing` (text being extracted), `indexing` (chunks being cut, embedded
+ * and stored, `characters_done` of `characters_total`), `done`. Kept after a failure: it shows where it failed.
+ */
+export interface IngestionProgress {
+  stage: 'parsing' | 'indexing' | 'done';
+  file_bytes: number;
+  characters_total: number | null;
+  characters_done: number;
+  chunks_done: number;
+}
+
 const bigintNumber = { to: (v: number) => v, from: (v: string) => Number(v) };
 
 /**
@@ -45,6 +57,10 @@ export class VectorStoreFileEntity {
 
   @Column({ type: 'jsonb', nullable: true })
   attributes: Attributes | null;
+
+  /** Null until a worker starts the job. */
+  @Column({ type: 'jsonb', nullable: true })
+  progress: IngestionProgress | null;
 
   @Column({ type: 'integer' })
   attempts: number;

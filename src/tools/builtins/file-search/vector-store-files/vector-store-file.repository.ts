@@ -6,6 +6,7 @@ import type { Chunking } from '../validation';
 import {
   Attributes,
   IngestionErrorCode,
+  IngestionProgress,
   VectorStoreFileEntity,
   VectorStoreFileStatus,
 } from './vector-store-file.entity';
@@ -74,7 +75,7 @@ export class VectorStoreFileRepository {
        SELECT $1, r.file_id, $2, $3, 'in_progress', r.chunk_size, r.chunk_overlap, r.attributes, $4
        FROM unnest($5::varchar[], $6::int[], $7::int[], $8::jsonb[]) AS r (file_id, chunk_size, chunk_overlap, attributes)
        ON CONFLICT (vector_store_id, file_id) DO UPDATE SET
-         batch_id = EXCLUDED.batch_id, status = 'in_progress', usage_bytes = 0,
+         batch_id = EXCLUDED.batch_id, status = 'in_progress', usage_bytes = 0, progress = NULL,
          last_error_code = NULL, last_error_message = NULL,
          chunk_size = EXCLUDED.chunk_size, chunk_overlap = EXCLUDED.chunk_overlap, attributes = EXCLUDED.attributes,
          attempts = 0, lease_owner = NULL, lease_expires_at = NULL`,
@@ -182,14 +183,28 @@ export class VectorStoreFileRepository {
     return affected > 0;
   }
 
+  /** Records how far the job got (and the bytes stored so far) while its lease is held. */
+  async recordProgress(job: LeasedJob, progress: IngestionProgress, usageBytes: number): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE file_search_vector_store_files SET progress = $2, usage_bytes = $3
+       WHERE vector_store_id = $4 AND file_id = $5 AND lease_owner = $1 AND status = 'in_progress'`,
+      [job.token, JSON.stringify(progress), usageBytes, job.vector_store_id, job.file_id],
+    );
+  }
+
   /** Marks the job completed if its lease is still held; false when it is not. */
-  async complete(job: LeasedJob, usageBytes: number, manager: EntityManager): Promise<boolean> {
+  async complete(
+    job: LeasedJob,
+    usageBytes: number,
+    progress: IngestionProgress,
+    manager: EntityManager,
+  ): Promise<boolean> {
     const [, affected] = (await manager.query(
       `UPDATE file_search_vector_store_files
-       SET status = 'completed', usage_bytes = $2, lease_owner = NULL, lease_expires_at = NULL,
+       SET status = 'completed', usage_bytes = $2, progress = $3, lease_owner = NULL, lease_expires_at = NULL,
            last_error_code = NULL, last_error_message = NULL
-       WHERE vector_store_id = $3 AND file_id = $4 AND lease_owner = $1 AND status = 'in_progress'`,
-      [job.token, usageBytes, job.vector_store_id, job.file_id],
+       WHERE vector_store_id = $4 AND file_id = $5 AND lease_owner = $1 AND status = 'in_progress'`,
+      [job.token, usageBytes, JSON.stringify(progress), job.vector_store_id, job.file_id],
     )) as [unknown, number];
     return affected > 0;
   }

@@ -102,6 +102,25 @@ class ChunkingStrategyDto {
   @ApiProperty({ type: StaticChunkingDto }) static: StaticChunkingDto;
 }
 
+class IngestionProgressDto {
+  @ApiProperty({
+    enum: ['parsing', 'indexing', 'done'],
+    description: 'parsing: text is being extracted; indexing: chunks are being cut, embedded and stored; done.',
+  })
+  stage: 'parsing' | 'indexing' | 'done';
+  @ApiProperty({ example: 7340032, description: 'Size of the file in bytes.' }) file_bytes: number;
+  @ApiProperty({
+    example: 7200000,
+    nullable: true,
+    type: Number,
+    description: 'Characters of text the file yielded; null while it is being parsed.',
+  })
+  characters_total: number | null;
+  @ApiProperty({ example: 3600000, description: 'Characters of that text chunked, embedded and stored so far.' })
+  characters_done: number;
+  @ApiProperty({ example: 2048, description: 'Chunks stored so far.' }) chunks_done: number;
+}
+
 export class VectorStoreFileDto {
   @ApiProperty({ example: 'file-4f9Qm2kX8bLr1sVt7WcZ0aHd' }) id: string;
   @ApiProperty({ example: 'vector_store.file' }) object: 'vector_store.file';
@@ -112,6 +131,14 @@ export class VectorStoreFileDto {
   @ApiProperty({ type: LastErrorDto, nullable: true }) last_error: { code: string; message: string } | null;
   @ApiProperty({ type: ChunkingStrategyDto }) chunking_strategy: ChunkingStrategyDto;
   @ApiProperty({ example: { team: 'support' }, nullable: true }) attributes: Record<string, unknown> | null;
+  @ApiProperty({
+    type: IngestionProgressDto,
+    nullable: true,
+    description:
+      "Toolgate extension, not in OpenAI's object (SDKs ignore it): how far ingestion got. Null until a worker " +
+      'starts on the file; kept after it completes or fails (showing the stage it failed in).',
+  })
+  progress: IngestionProgressDto | null;
 }
 
 export class VectorStoreFileListDto {

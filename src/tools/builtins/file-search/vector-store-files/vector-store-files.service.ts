@@ -142,5 +142,6 @@ export function present(row: VectorStoreFileEntity): VectorStoreFileDto {
       static: { max_chunk_size_tokens: row.chunkSize, chunk_overlap_tokens: row.chunkOverlap },
     },
     attributes: row.attributes,
+    progress: row.progress,
   };
 }
