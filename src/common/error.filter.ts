@@ -47,6 +47,9 @@ export class ErrorFilter implements ExceptionFilter {
     // Body-parser failures (invalid JSON, 413) happen before the request-id middleware has run.
     if (!response.hasHeader(REQUEST_ID_HEADER)) requestId(request, response);
     for (const [name, value] of Object.entries(error.headers)) response.setHeader(name, value);
+    // A refused request whose body was never read (no credential, a body refused before its end): Node would keep
+    // the connection and drain the rest, for as long as the client takes to send it.
+    if (!request.complete) response.setHeader('Connection', 'close');
     response.status(error.status).json(error.toBody());
   }
 
