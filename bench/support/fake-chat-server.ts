@@ -171,10 +171,7 @@ export class FakeChatServer {
     for (let sent = 0; sent < bytes && !res.destroyed; sent += piece.length) {
       this.endlessBytesSent += piece.length;
       if (res.write(piece)) continue;
-      await new Promise((resolve) => {
-        res.once('drain', resolve);
-        res.once('close', resolve);
-      });
+      await drained(res);
     }
   }
 }
@@ -183,4 +180,17 @@ function pieces(text: string, size: number): string[] {
   const out: string[] = [];
   for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
   return out;
+}
+
+/** Until the socket takes more, or is gone. */
+export function drained(response: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      response.off('drain', done);
+      response.off('close', done);
+      resolve();
+    };
+    response.on('drain', done);
+    response.on('close', done);
+  });
 }
