@@ -7,6 +7,7 @@ import { version } from '../../../package.json';
 import { cappedFetch } from '../../common/capped-stream';
 import { withTimeout } from '../../common/timeout';
 import type { McpCommand, McpSourceEntity } from './mcp-source.entity';
+import { StdioLineBuffer } from './stdio-line-buffer';
 
 export interface ConnectOptions {
   /** Extra request headers: the source's auth and the calling tenant's credential. */
@@ -99,11 +100,14 @@ async function connect(
   const guard: SizeGuard = {
     exceeded: () => {
       refuse(new McpMessageTooLargeError(source.name, options.maxMessageBytes));
+      // A stdio server would go on writing for the seconds the SDK gives it to exit, and the SDK buffers each
+      // chunk anew: it is stopped at once.
+      if (transport instanceof StdioClientTransport && transport.pid !== null) killQuietly(transport.pid);
       // What was cut off may have been any request's answer, or half of one: the session cannot be trusted.
       void client.close().catch(() => undefined);
     },
   };
-  // The SDK's stdio transport caps its read buffer itself and reports it as an error before closing.
+  // The stdio transport's read buffer reports a line over the cap as an error, then closes.
   client.onerror = (error) => {
     if (kind === 'stdio' && STDIO_BUFFER_EXCEEDED.test(error.message)) guard.exceeded();
   };
@@ -126,20 +130,31 @@ async function connect(
   return { client, transport: kind, tooLarge, close: () => client.close() };
 }
 
-/** How the SDK's stdio ReadBuffer reports a line over its `maxBufferSize`. */
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // Already gone: nothing left to stop.
+  }
+}
+
+/** How the stdio read buffer (the SDK's ReadBuffer, and StdioLineBuffer in its place) reports a line over its cap. */
 const STDIO_BUFFER_EXCEEDED = /^ReadBuffer exceeded maximum size/;
 
 function stdioTransport(source: McpSourceEntity, maxMessageBytes: number): (guard: SizeGuard) => Transport {
   const command = source.command!;
-  return () =>
-    new StdioClientTransport({
+  return () => {
+    const transport = new StdioClientTransport({
       command: command.command,
       args: command.args,
       cwd: command.cwd,
       env: stdioEnvironment(command),
       stderr: 'ignore',
-      maxBufferSize: maxMessageBytes,
     });
+    // The SDK takes no read buffer of ours; its own is quadratic in a long line (see StdioLineBuffer).
+    (transport as unknown as { _readBuffer: StdioLineBuffer })._readBuffer = new StdioLineBuffer(maxMessageBytes);
+    return transport;
+  };
 }
 
 /**
