@@ -36,7 +36,10 @@ async function measured(baseUrl: string, label: string, work: () => Promise<stri
   const prober = (async () => {
     while (!done) {
       const started = performance.now();
-      await fetch(`${baseUrl}/healthz`).then((response) => response.arrayBuffer());
+      // A refused or reset probe counts with the time it took, like a slow one.
+      await fetch(`${baseUrl}/healthz`)
+        .then((response) => response.arrayBuffer())
+        .catch(() => undefined);
       worst = Math.max(worst, performance.now() - started);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -131,8 +134,17 @@ export async function run(): Promise<void> {
       'idle',
       () => new Promise((resolve) => setTimeout(() => resolve(''), 2000)),
     );
-    const results: CaseResult[] = [];
-    results.push(
+    console.log('\nHostile relays: worst GET /healthz while each case runs, and process RSS (same run, same server)');
+    console.log(`  baseline, idle for 2 s: worst /healthz ${idle.worstHealthzMs.toFixed(1)} ms`);
+    const show = (result: CaseResult) => {
+      console.log(`  ${result.label}`);
+      console.log(`    outcome: ${result.outcome}`);
+      console.log(
+        `    worst /healthz ${result.worstHealthzMs.toFixed(1)} ms (${(result.worstHealthzMs / idle.worstHealthzMs).toFixed(1)}x idle); ` +
+          `RSS ${mb(result.rssBefore)} before, peak ${mb(result.rssPeak)} (+${mb(result.rssPeak - result.rssBefore)})`,
+      );
+    };
+    show(
       await measured(app.baseUrl, `upstream model: one ${mb(ENDLESS_LINE_BYTES)} line`, async () => {
         upstream.script({ endlessLine: ENDLESS_LINE_BYTES });
         const response = await post('/v1/responses', { model: 'm', input: 'hi' });
@@ -140,26 +152,26 @@ export async function run(): Promise<void> {
         return `${String(response.status)} (${error?.message ?? 'no error'}); upstream sent ${mb(upstream.endlessBytesSent)}`;
       }),
     );
-    results.push(
+    show(
       await measured(app.baseUrl, `MCP streamable HTTP: ${mb(MCP_RESULT_BYTES)} tool result`, async () => {
         const outcome = await callTool('flood-flood', { bytes: MCP_RESULT_BYTES });
         return `${outcome}; server sent ${mb(hostile.floodBytesSent())}; then ping ${await callTool('flood-ping')}`;
       }),
     );
-    results.push(
+    show(
       await measured(app.baseUrl, `MCP stdio: ${mb(MCP_RESULT_BYTES)} tool result`, async () => {
         const outcome = await callTool('floodio-flood', { bytes: MCP_RESULT_BYTES });
         return `${outcome}; then ping ${await callTool('floodio-ping')}`;
       }),
     );
-    results.push(
+    show(
       await measured(app.baseUrl, `${SLOW_SOCKETS} unauthenticated slow-body sockets`, () =>
         slowBodies(Number(new URL(app.baseUrl).port), SLOW_SOCKETS),
       ),
     );
     const noop = { type: 'function', name: 'noop', parameters: null, strict: null };
     const calls = Array.from({ length: 128 }, () => ({ name: 'noop', arguments: '{}' }));
-    results.push(
+    show(
       await measured(app.baseUrl, 'model calling 128 tools a turn, max_tool_calls unset', async () => {
         upstream.responder = () => ({ toolCalls: calls });
         const response = await post('/v1/responses', { model: 'm', input: 'go', tools: [noop] });
@@ -167,24 +179,13 @@ export async function run(): Promise<void> {
         return `${toolRuns(response)} tool runs, ${String(response.status)}`;
       }),
     );
-    results.push(
+    show(
       await measured(app.baseUrl, "model calling a tool under tool_choice 'none'", async () => {
         upstream.script({ toolCalls: [{ name: 'noop', arguments: '{}' }] }, { text: 'done' });
         const response = await post('/v1/responses', { model: 'm', input: 'go', tools: [noop], tool_choice: 'none' });
         return `${toolRuns(response)} tool runs, ${String(response.status)}`;
       }),
     );
-
-    console.log('\nHostile relays: worst GET /healthz while each case runs, and process RSS (same run, same server)');
-    console.log(`  baseline, idle for 2 s: worst /healthz ${idle.worstHealthzMs.toFixed(1)} ms`);
-    for (const result of results) {
-      console.log(`  ${result.label}`);
-      console.log(`    outcome: ${result.outcome}`);
-      console.log(
-        `    worst /healthz ${result.worstHealthzMs.toFixed(1)} ms (${(result.worstHealthzMs / idle.worstHealthzMs).toFixed(1)}x idle); ` +
-          `RSS ${mb(result.rssBefore)} before, peak ${mb(result.rssPeak)} (+${mb(result.rssPeak - result.rssBefore)})`,
-      );
-    }
   } finally {
     upstream.responder = undefined;
     await app.close();
