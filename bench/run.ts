@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { run as fileSearch } from './file-search.bench';
 import { run as hostileFiles } from './hostile-files.bench';
+import { run as hostileRelays } from './hostile-relays.bench';
 import { run as hostileSweep } from './hostile-sweep.bench';
 import { run as invocation } from './invocation.bench';
 import { run as mcp } from './mcp.bench';
@@ -18,6 +19,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   mcp,
   'file-search': fileSearch,
   'hostile-files': hostileFiles,
+  'hostile-relays': hostileRelays,
   'hostile-sweep': hostileSweep,
   redaction,
   'tool-search': toolSearch,

@@ -1,4 +1,5 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { Server } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { APP_ENTITIES } from './app.entities';
@@ -42,6 +43,7 @@ export async function createToolgate(
     app.flushLogs();
     app.disable('x-powered-by');
     app.set('query parser', 'extended');
+    applyTimeouts(app.getHttpServer() as Server, config.server);
     setupOpenApi(app, version);
     try {
       await app.init();
@@ -67,4 +69,17 @@ export async function createToolgate(
     await database.close();
     throw error;
   }
+}
+
+/**
+ * Node's defaults hold a slow client for minutes (300 s for a request's body); these close it in seconds. Node
+ * checks the header and request deadlines on a timer, every 30 s by default: checked every second at most, they
+ * hold to about a second. The timer starts when the server listens, so setting it here still applies.
+ */
+function applyTimeouts(server: Server, settings: Config['server']): void {
+  server.headersTimeout = settings.headers_timeout;
+  server.requestTimeout = settings.body_timeout;
+  server.keepAliveTimeout = settings.idle_timeout;
+  const checked = server as Server & { connectionsCheckingInterval: number };
+  checked.connectionsCheckingInterval = Math.min(1000, settings.headers_timeout);
 }

@@ -1,17 +1,14 @@
 import { DynamicModule, MiddlewareConsumer, Module, ModuleMetadata, NestModule, RequestMethod } from '@nestjs/common';
-import { json, urlencoded } from 'body-parser';
-import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { ClsModule } from 'nestjs-cls';
 import { LoggerModule } from 'nestjs-pino';
 import { AuthGuard } from './auth/auth.guard';
 import { AuthModule } from './auth/auth.module';
+import { BodyParsingInterceptor } from './common/body-parsing.interceptor';
 import { Clock, SystemClock } from './common/clock';
 import { ErrorFilter } from './common/error.filter';
-import { contentTypeCheck } from './common/content-type.middleware';
-import { jsonDepthLimit } from './common/json-depth.middleware';
 import { createValidationPipe } from './common/validation';
 import { CoreModule } from './core.module';
-import { AppConfig } from './config/app-config';
 import type { Config } from './config/config.schema';
 import { Database } from './database/database';
 import { loggingParams } from './observability/logging';
@@ -46,32 +43,21 @@ export interface AppModuleOptions {
 
 @Module({})
 export class AppModule implements NestModule {
-  constructor(private readonly config: AppConfig) {}
-
   /**
    * All of the application's middleware, in the order it runs. Before it, the libraries' global modules
    * mount theirs: pino-http (request log, request id) and nestjs-cls (the per-request context).
    * 1. HTTP metrics, then the provider-API metrics: first, so every request is counted, refused ones too.
-   * 2. Body parsers (content type, JSON, form, JSON depth): after the metrics, so a body refused as malformed, too large
-   *    or too deep is still logged and counted.
-   * 3. CORS for the allowed browser origins on /mcp, the OAuth metadata and endpoints, then the Origin check on
-   *    /mcp, and CORS on the registry API /v0.1: route-specific, after the parsers, so a malformed body is
-   *    refused the same way on every route. CORS comes first so that a preflight is answered before anything
-   *    can refuse it, and every later answer (a 401 with its challenge, a 403) carries the CORS headers.
-   * Then Nest's enhancers, registered below: AuthGuard (identity and tenant), the ValidationPipe (DTOs),
-   * and the ErrorFilter that turns anything thrown by middleware, guard, pipe or handler into the envelope.
+   * 2. CORS for the allowed browser origins on /mcp, the OAuth metadata and endpoints, then the Origin check on
+   *    /mcp, and CORS on the registry API /v0.1: route-specific. CORS comes first so that a preflight is answered
+   *    before anything can refuse it, and every later answer (a 401 with its challenge, a 403) carries the CORS
+   *    headers.
+   * Then Nest's enhancers, registered below: AuthGuard (identity and tenant), the BodyParsingInterceptor (content
+   * type, JSON, form, JSON depth and storable strings: bodies are read only once the caller is authenticated), the
+   * ValidationPipe (DTOs), and the ErrorFilter that turns anything thrown by middleware, guard, interceptor, pipe or
+   * handler into the envelope.
    */
   configure(consumer: MiddlewareConsumer): void {
-    const limit = this.config.server.body_limit;
     consumer.apply(HttpMetricsMiddleware, ProviderApiMetricsMiddleware).forRoutes('*');
-    consumer
-      .apply(
-        contentTypeCheck,
-        json({ limit }),
-        urlencoded({ limit, extended: true }),
-        jsonDepthLimit(this.config.server.max_json_depth),
-      )
-      .forRoutes('*');
     const mcpRoutes = [
       { path: 'mcp', method: RequestMethod.ALL },
       { path: 'mcp/profiles/:agent_profile', method: RequestMethod.ALL },
@@ -120,6 +106,10 @@ export class AppModule implements NestModule {
       ],
       providers: [
         { provide: APP_GUARD, useClass: AuthGuard },
+        {
+          provide: APP_INTERCEPTOR,
+          useFactory: () => new BodyParsingInterceptor(config.server.body_limit, config.server.max_json_depth),
+        },
         { provide: APP_PIPE, useFactory: createValidationPipe },
         { provide: APP_FILTER, useClass: ErrorFilter },
       ],

@@ -22,7 +22,9 @@ export type Turn =
   /** A 200 whose body is this text as it is (not the streaming format). */
   | { raw: string }
   /** Sends `text` (if any) then never finishes, until the client goes away. */
-  | { hang: true; text?: string };
+  | { hang: true; text?: string }
+  /** A hostile stream: one line that never ends, `bytes` of it as fast as the client reads, then held open. */
+  | { endlessLine: number };
 
 export interface ChatRequest {
   headers: IncomingMessage['headers'];
@@ -40,6 +42,8 @@ export class FakeChatServer {
   readonly requests: ChatRequest[] = [];
   /** How many hanging answers were abandoned by the client (an upstream request aborted). */
   abandoned = 0;
+  /** Bytes of endless lines the client read (or the socket took) before it went away. */
+  endlessBytesSent = 0;
   /** Answers requests when no scripted turn is left. */
   responder?: (request: ChatRequest['body']) => Turn;
   private readonly turns: Turn[] = [];
@@ -72,6 +76,7 @@ export class FakeChatServer {
     this.turns.length = 0;
     this.requests.length = 0;
     this.abandoned = 0;
+    this.endlessBytesSent = 0;
   }
 
   async close(): Promise<void> {
@@ -102,6 +107,10 @@ export class FakeChatServer {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     this.open.add(res);
     res.on('close', () => this.open.delete(res));
+    if ('endlessLine' in turn) {
+      await this.endlessLine(res, turn.endlessLine);
+      return;
+    }
     const id = `chatcmpl-${this.requests.length}`;
     const send = (delta: Record<string, unknown>, finish: string | null = null) =>
       res.write(
@@ -154,10 +163,34 @@ export class FakeChatServer {
     );
     res.end('data: [DONE]\n\n');
   }
+
+  private async endlessLine(res: ServerResponse, bytes: number): Promise<void> {
+    res.on('close', () => this.abandoned++);
+    res.write('data: {"choices":[{"index":0,"delta":{"content":"');
+    const piece = Buffer.alloc(65_536, 'a');
+    for (let sent = 0; sent < bytes && !res.destroyed; sent += piece.length) {
+      this.endlessBytesSent += piece.length;
+      if (res.write(piece)) continue;
+      await drained(res);
+    }
+  }
 }
 
 function pieces(text: string, size: number): string[] {
   const out: string[] = [];
   for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
   return out;
+}
+
+/** Until the socket takes more, or is gone. */
+export function drained(response: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      response.off('drain', done);
+      response.off('close', done);
+      resolve();
+    };
+    response.on('drain', done);
+    response.on('close', done);
+  });
 }

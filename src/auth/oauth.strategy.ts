@@ -4,6 +4,7 @@ import type { Request } from 'express';
 import { passportJwtSecret } from 'jwks-rsa';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import { ApiError } from '../common/api-error';
+import { readBoundedText } from '../common/bounded-body';
 import { Clock } from '../common/clock';
 import { AppConfig } from '../config/app-config';
 import type { Identity } from '../tenancy/request-context';
@@ -14,6 +15,8 @@ type KeyProvider = ReturnType<typeof passportJwtSecret>;
 
 const DISCOVERY_TIMEOUT_MS = 5_000;
 const DISCOVERY_RETRY_MS = 10_000;
+/** An issuer's metadata document is a few KB; reading stops well past that. */
+const MAX_METADATA_BYTES = 1_048_576;
 
 /**
  * Verifies OAuth access tokens for /mcp: signed by the configured issuer's keys, issued by it, and bound to
@@ -89,10 +92,20 @@ async function discoverJwksUri(issuer: string): Promise<string> {
       () => undefined,
     );
     if (!response?.ok) continue;
-    const metadata = (await response.json().catch(() => undefined)) as { jwks_uri?: unknown } | undefined;
+    const metadata = parseJson(await readBoundedText(response, MAX_METADATA_BYTES).catch(() => null)) as
+      { jwks_uri?: unknown } | undefined;
     if (typeof metadata?.jwks_uri === 'string') return metadata.jwks_uri;
   }
   throw new Error(
     `no jwks_uri found in the metadata of the issuer ${issuer} (or it is unreachable); set auth.oauth.jwks_url`,
   );
+}
+
+function parseJson(text: string | null): unknown {
+  if (text === null) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }

@@ -55,6 +55,9 @@ export class ErrorFilter implements ExceptionFilter {
           ? 'Bearer realm="toolgate"'
           : 'Bearer realm="toolgate", error="invalid_token"',
       );
+    // A refused request whose body was never read (no credential, a body refused before its end): Node would keep
+    // the connection and drain the rest, for as long as the client takes to send it.
+    if (!request.complete) response.setHeader('Connection', 'close');
     response.status(error.status).json(error.toBody());
   }
 

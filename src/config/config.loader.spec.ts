@@ -39,6 +39,9 @@ describe('loadConfig', () => {
       body_limit: '1mb',
       shutdown_grace_period: 10_000,
       max_json_depth: 64,
+      headers_timeout: 10_000,
+      body_timeout: 60_000,
+      idle_timeout: 5_000,
     });
     expect(config.data_dir).toBe('./data');
     expect(config.database).toEqual({ pool_size: 10, migrations_run: true, statement_timeout: 30_000 });

@@ -141,8 +141,18 @@ export const configSchema = z
         shutdown_grace_period: duration().default(10_000),
         // Bodies, tool arguments and remote answers nested deeper are refused before anything walks them.
         max_json_depth: integer().pipe(z.number().min(8).max(1000)).default(64),
+        /** A client's request headers must all arrive within this; then 408 and the connection is closed. */
+        headers_timeout: duration().pipe(z.number().min(1000, 'expected at least 1s')).default(10_000),
+        /** The whole request, headers and body (uploads too), must arrive within this; then 408 and closed. */
+        body_timeout: duration().pipe(z.number().min(1000, 'expected at least 1s')).default(60_000),
+        /** A kept-alive connection with no request in progress is closed after this. */
+        idle_timeout: duration().pipe(z.number().min(1000, 'expected at least 1s')).default(5_000),
       })
       .strict()
+      .refine((server) => server.headers_timeout <= server.body_timeout, {
+        message: 'server.headers_timeout must not be longer than server.body_timeout (which includes the headers)',
+        path: ['headers_timeout'],
+      })
       .prefault({}),
     data_dir: text().default('./data'),
     database: z
@@ -297,6 +307,11 @@ export const configSchema = z
          * reused on the same connection for this long (0: list before every call, no window for a change).
          */
         definition_check_max_age: duration().default(0),
+        /**
+         * Largest message read from an MCP server (a tools/call result, a listing), in bytes: checked while it is
+         * read, so a larger one fails its call without being buffered whole.
+         */
+        max_result_bytes: integer().pipe(z.number().min(1024).max(1_073_741_824)).default(10_485_760),
       })
       .strict()
       .prefault({}),
@@ -349,6 +364,8 @@ export const configSchema = z
           .prefault({}),
         /** Model turns one response may take before it ends `incomplete`. */
         max_iterations: integer().pipe(z.number().min(1).max(100)).default(10),
+        /** Server-side tool runs one response may make when the request sets no max_tool_calls. */
+        max_tool_calls: integer().pipe(z.number().min(1).max(1000)).default(64),
         /** A background response whose replica stops renewing its lease this long is marked failed. */
         background_lease: duration().pipe(z.number().min(1000, 'expected at least 1s')).default(30_000),
       })

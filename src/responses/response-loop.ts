@@ -10,7 +10,7 @@ import { toChatMessages } from './chat-messages';
 import type { ConversationItem, Item, ResponseObject, ResponseStatus } from './response-object';
 import type { ResponseRequest } from './response-request';
 import type { LoopTool, LoopTools } from './response-tools';
-import { CallOutcome, finishedItem, outcomeOf, pendingItem, unknownCallItem } from './tool-call-items';
+import { CallOutcome, finishedItem, outcomeOf, pendingItem, refusedCallItem, unknownCallItem } from './tool-call-items';
 import { UpstreamFailure, UpstreamModel, UpstreamToolCall, UpstreamTurn } from './upstream-model';
 
 /** Where the loop's events go: the SSE stream of a streaming request, or nowhere. */
@@ -35,6 +35,8 @@ export interface LoopSetup {
   upstream: UpstreamModel;
   upstreamModel: string;
   maxIterations: number;
+  /** Server-side tool runs per response when the request sets no max_tool_calls (engine.max_tool_calls). */
+  defaultMaxToolCalls: number;
   maxJsonDepth: number;
   identity: Identity;
   request: ResponseRequest;
@@ -100,7 +102,7 @@ export class ResponseLoop {
       if (turn.finishReason === 'length') return { status: 'incomplete', incomplete: 'max_output_tokens' };
       if (turn.finishReason === 'content_filter') return { status: 'incomplete', incomplete: 'content_filter' };
       if (turn.toolCalls.length === 0) return { status: 'completed' };
-      const clientCalls = await this.toolCalls(turn.toolCalls, request.parallelToolCalls);
+      const clientCalls = await this.toolCalls(turn.toolCalls, request.parallelToolCalls, iteration);
       if (this.setup.signal.aborted) return this.stopped();
       if (clientCalls > 0) return { status: 'completed' };
     }
@@ -111,7 +113,7 @@ export class ResponseLoop {
   private async modelTurn(iteration: number): Promise<UpstreamTurn> {
     const { request, tools, upstream, signal } = this.setup;
     const messages = toChatMessages(request.instructions, [...this.setup.history, ...this.setup.input, ...this.output]);
-    const budgetLeft = request.maxToolCalls === null || this.serverCalls < request.maxToolCalls;
+    const budgetLeft = this.serverCalls < this.maxToolCalls;
     const chatTools = tools.chatTools(budgetLeft);
     let message: { item: Item; index: number; text: string } | undefined;
     this.streamedCalls.clear();
@@ -154,13 +156,32 @@ export class ResponseLoop {
             logprobs: [],
           });
         },
-        (call, delta) => this.streamArguments(call, delta),
+        (call, delta) => this.streamArguments(call, delta, iteration),
       ),
     );
     if (message) this.closeMessage(message, 'completed');
     this.usage.input += turn.usage.input;
     this.usage.output += turn.usage.output;
     return turn;
+  }
+
+  /** The request's max_tool_calls, or the configured default: no response runs tools without a bound. */
+  private get maxToolCalls(): number {
+    return this.setup.request.maxToolCalls ?? this.setup.defaultMaxToolCalls;
+  }
+
+  /**
+   * Why a call of this turn may not happen, if it may not: the model's answer is untrusted, so what tool_choice
+   * rules out is refused here, not merely asked of the upstream (`none`: no call at all; a named tool on the
+   * first turn: that tool only).
+   */
+  private disallowed(name: string, iteration: number): string | undefined {
+    const choice = this.setup.request.toolChoice;
+    if (choice === 'none') return "tool_choice is 'none': the call was not run";
+    if (iteration > 0 || typeof choice === 'string') return undefined;
+    // A choice naming nothing the request offers was sent as `auto`.
+    if (this.setup.tools.forcedName(choice) === undefined || this.setup.tools.allows(choice, name)) return undefined;
+    return `tool_choice ${JSON.stringify(choice)} does not allow '${name}' on this turn: the call was not run`;
   }
 
   /**
@@ -201,12 +222,21 @@ export class ResponseLoop {
   }
 
   /** Records every call of a turn; runs the server-side ones. Answers how many client calls there were. */
-  private async toolCalls(calls: UpstreamToolCall[], parallel: boolean): Promise<number> {
-    const { request, tools } = this.setup;
+  private async toolCalls(calls: UpstreamToolCall[], parallel: boolean, iteration: number): Promise<number> {
+    const { tools } = this.setup;
     const runs: { index: number; tool: LoopTool; call: UpstreamToolCall }[] = [];
     let clientCalls = 0;
     for (const call of calls) {
       const tool = tools.get(call.name);
+      const refusal = this.disallowed(call.name, iteration);
+      if (refusal !== undefined) {
+        this.addFinished(
+          refusedCallItem(call.name, call.arguments, refusal),
+          JSON.stringify({ error: refusal }),
+          call.name,
+        );
+        continue;
+      }
       if (tool?.kind === 'client') {
         clientCalls++;
         this.clientCall(call);
@@ -225,10 +255,10 @@ export class ResponseLoop {
       this.output.push({ item, toolName: tool.name });
       this.send('response.output_item.added', { output_index: index, item });
       this.sendCallProgress(item, index);
-      if (request.maxToolCalls !== null && this.serverCalls >= request.maxToolCalls) {
+      if (this.serverCalls >= this.maxToolCalls) {
         this.complete(index, tool, {
           status: 'failed',
-          error: `max_tool_calls (${request.maxToolCalls}) reached: the call was not run`,
+          error: `max_tool_calls (${this.maxToolCalls}) reached: the call was not run`,
         });
         continue;
       }
@@ -246,13 +276,16 @@ export class ResponseLoop {
    * A client function call's arguments stream out as the model writes them: its item opens at the first delta
    * that names a client function. Server-side calls are shown when they run, after the turn.
    */
-  private streamArguments(call: UpstreamToolCall, delta: string): void {
+  private streamArguments(call: UpstreamToolCall, delta: string, iteration: number): void {
     const open = this.streamedCalls.get(call.index);
     if (open) {
       if (delta) this.sendArgumentsDelta(open, delta);
       return;
     }
     if (!call.name || this.setup.tools.get(call.name)?.kind !== 'client') return;
+    // Under `none` or a named tool the call may be refused once its whole name is known: it is shown then.
+    const choice = this.setup.request.toolChoice;
+    if (choice === 'none' || (iteration === 0 && typeof choice !== 'string')) return;
     const opened = this.openClientCall(call);
     if (call.arguments) this.sendArgumentsDelta(opened, call.arguments);
   }

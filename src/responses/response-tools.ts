@@ -53,6 +53,21 @@ export class LoopTools {
       }));
   }
 
+  /** Whether a `tool_choice` naming a tool, a kind of tool or an MCP server lets the model call `name`. */
+  allows(choice: Exclude<ToolChoice, string>, name: string): boolean {
+    const tool = this.byName.get(name);
+    if (!tool) return false;
+    if (choice.type === 'function') return tool.name === choice.name;
+    if (choice.type === 'mcp') {
+      return (
+        tool.kind === 'mcp' &&
+        tool.serverLabel === choice.server_label &&
+        (choice.name === undefined || tool.catalogName === choice.name || tool.name === choice.name)
+      );
+    }
+    return tool.kind === choice.type;
+  }
+
   /** The function name `tool_choice` forces, if it names one. */
   forcedName(choice: ToolChoice): string | undefined {
     if (typeof choice === 'string') return undefined;

@@ -142,6 +142,7 @@ export class ResponsesService implements OnApplicationBootstrap, BeforeApplicati
           dispatcher: this.dispatcher,
           upstream: this.upstream!,
           maxIterations: this.config.engine.max_iterations,
+          defaultMaxToolCalls: this.config.engine.max_tool_calls,
           maxJsonDepth: this.config.server.max_json_depth,
           events: presented,
           signal: abort.signal,

@@ -41,6 +41,11 @@ export function pendingItem(tool: LoopTool, args: string): Item {
 
 /** A call of a function the request does not offer: recorded as a failed call so the model is told. */
 export function unknownCallItem(name: string, args: string): Item {
+  return refusedCallItem(name, args, `Unknown tool '${name}': it is not among the tools of this request`);
+}
+
+/** A call the request does not allow (its tool_choice), recorded failed and not run; the model is told why. */
+export function refusedCallItem(name: string, args: string, error: string): Item {
   return {
     id: newId('mcp_'),
     type: 'mcp_call',
@@ -49,7 +54,7 @@ export function unknownCallItem(name: string, args: string): Item {
     name,
     arguments: args,
     output: null,
-    error: `Unknown tool '${name}': it is not among the tools of this request`,
+    error,
   };
 }
 

@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+import { AnswerTooLargeError, cappedFetch } from '../common/capped-stream';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import type { UpstreamSettings } from './upstream-settings';
 
@@ -30,6 +31,8 @@ export class UpstreamFailure extends Error {
 
 /** A model's answer is untrusted: these bound what one turn may accumulate. */
 const MAX_TURN_CHARS = 4_000_000;
+/** No chunk of a legitimate answer comes near it; a longer line fails the turn as soon as it is this long. */
+const MAX_LINE_BYTES = MAX_TURN_CHARS;
 const MAX_TOOL_CALLS_PER_TURN = 128;
 
 /**
@@ -50,6 +53,9 @@ export class UpstreamModel {
       timeout: settings.timeoutMs,
       // The client would print unreadable upstream chunks on stderr; what the upstream sent is not logged.
       logLevel: 'off',
+      // The client's stream decoder rescans its whole buffer for each chunk: fed whole events, and never one
+      // longer than the cap, it reads an answer in linear time.
+      fetch: cappedFetch(globalThis.fetch, MAX_LINE_BYTES),
     });
   }
 
@@ -131,6 +137,14 @@ function accumulate(
 /** A client-facing description of an upstream failure; what the upstream said stays out of it. */
 function describe(error: unknown, signal: AbortSignal, timeoutMs: number): Error {
   if (error instanceof UpstreamFailure || signal.aborted) return error as Error;
+  if (error instanceof AnswerTooLargeError) {
+    return new UpstreamFailure(
+      'server_error',
+      error.what === 'event'
+        ? `The upstream model sent a streamed line longer than ${error.limit} bytes`
+        : `The upstream model's answer exceeded ${error.limit} bytes`,
+    );
+  }
   if (error instanceof OpenAI.APIConnectionTimeoutError) {
     return new UpstreamFailure('server_error', `The upstream model did not answer within ${timeoutMs} ms`);
   }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { readBoundedText } from '../../common/bounded-body';
 import { AppConfig } from '../../config/app-config';
 import { SecretResolver } from './credentials/secret-resolver';
 
@@ -118,9 +119,13 @@ export class ReviewJudge {
         },
       }),
     });
-    const body = await response.text();
-    if (!response.ok) throw new Error(`the judge answered HTTP ${response.status}`);
-    if (body.length > MAX_ANSWER_BYTES) throw new Error('the judge answered more than 256 KB');
+    if (!response.ok) {
+      // Only releases the socket of an answer already refused.
+      await response.body?.cancel().catch(() => undefined);
+      throw new Error(`the judge answered HTTP ${response.status}`);
+    }
+    const body = await readBoundedText(response, MAX_ANSWER_BYTES);
+    if (body === null) throw new Error('the judge answered more than 256 KB');
     return parseOpinion(body, shown, definition);
   }
 }

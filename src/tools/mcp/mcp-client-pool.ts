@@ -57,7 +57,11 @@ export class McpClientPool implements OnApplicationShutdown {
     const forget = () => {
       if (this.pool.get(key)?.connection === connection) this.pool.delete(key);
     };
-    connection.then((opened) => (opened.client.onclose = forget), forget);
+    connection.then((opened) => {
+      opened.client.onclose = forget;
+      // Closing after a message over the cap can take seconds (a stdio process is given time to exit).
+      opened.tooLarge.catch(forget);
+    }, forget);
     return connection;
   }
 
@@ -118,6 +122,7 @@ export class McpClientPool implements OnApplicationShutdown {
       headers: this.headersFor(source, credential),
       fetch: this.guardedFetch.fetch,
       timeoutMs: this.config.mcp.discovery_timeout,
+      maxMessageBytes: this.config.mcp.max_result_bytes,
       onToolListChanged: credential === undefined ? () => this.toolListChanged?.(source) : undefined,
     });
     this.logger.log(`Connected to MCP source '${source.name}' over ${connection.transport}`);

@@ -4,8 +4,10 @@ import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotoc
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { version } from '../../../package.json';
+import { cappedFetch } from '../../common/capped-stream';
 import { withTimeout } from '../../common/timeout';
 import type { McpCommand, McpSourceEntity } from './mcp-source.entity';
+import { StdioLineBuffer } from './stdio-line-buffer';
 
 export interface ConnectOptions {
   /** Extra request headers: the source's auth and the calling tenant's credential. */
@@ -13,13 +15,35 @@ export interface ConnectOptions {
   /** Every HTTP request of the transport goes through it (the SSRF-guarded fetch). */
   fetch: FetchLike;
   timeoutMs: number;
+  /** Largest message (a tools/call result, a listing) read from the source, in bytes (mcp.max_result_bytes). */
+  maxMessageBytes: number;
   onToolListChanged?: () => void;
+}
+
+/** The source sent a message over mcp.max_result_bytes: reading stopped there and the connection was closed. */
+export class McpMessageTooLargeError extends Error {
+  readonly code = 'result_too_large';
+
+  constructor(
+    readonly source: string,
+    readonly limit: number,
+  ) {
+    super(
+      `MCP source '${source}' sent a message larger than ${limit} bytes (mcp.max_result_bytes); ` +
+        'it was not read and the connection was closed',
+    );
+  }
 }
 
 export interface McpConnection {
   client: Client;
   /** The transport actually in use (`auto` resolves to one of the others). */
   transport: 'streamable_http' | 'sse' | 'stdio';
+  /**
+   * Rejects with McpMessageTooLargeError once the source sends a message over the cap; the connection is
+   * closed then, so a request waiting on it must race this to learn why.
+   */
+  tooLarge: Promise<never>;
   close(): Promise<void>;
 }
 
@@ -28,21 +52,38 @@ export interface McpConnection {
  * older servers (`auto`), or stdio for servers from the config file.
  */
 export async function connectToSource(source: McpSourceEntity, options: ConnectOptions): Promise<McpConnection> {
-  if (source.transport === 'stdio') return connect(source, stdioTransport(source), 'stdio', options);
+  if (source.transport === 'stdio') {
+    return connect(source, stdioTransport(source, options.maxMessageBytes), 'stdio', options);
+  }
   const url = new URL(source.url!);
-  const http = { requestInit: { headers: options.headers }, fetch: options.fetch };
-  if (source.transport === 'sse') return connect(source, new SSEClientTransport(url, http), 'sse', options);
+  const http = (guard: SizeGuard) => ({
+    requestInit: { headers: options.headers },
+    // Every answer is capped while it is read: JSON bodies in all, event streams per event.
+    fetch: cappedFetch(options.fetch, options.maxMessageBytes, () => guard.exceeded()),
+  });
+  const sse = () => connect(source, (guard) => new SSEClientTransport(url, http(guard)), 'sse', options);
+  if (source.transport === 'sse') return sse();
   try {
-    return await connect(source, new StreamableHTTPClientTransport(url, http), 'streamable_http', options);
+    return await connect(
+      source,
+      (guard) => new StreamableHTTPClientTransport(url, http(guard)),
+      'streamable_http',
+      options,
+    );
   } catch (error) {
     if (source.transport === 'streamable_http') throw error;
-    return connect(source, new SSEClientTransport(url, http), 'sse', options);
+    return sse();
   }
+}
+
+/** Hears of a message over the cap, from the transport's stream, and fails the connection with a clear error. */
+interface SizeGuard {
+  exceeded(): void;
 }
 
 async function connect(
   source: McpSourceEntity,
-  transport: Transport,
+  transportFor: (guard: SizeGuard) => Transport,
   kind: McpConnection['transport'],
   options: ConnectOptions,
 ): Promise<McpConnection> {
@@ -52,6 +93,25 @@ async function connect(
       ? { listChanged: { tools: { autoRefresh: false, onChanged: () => options.onToolListChanged!() } } }
       : {},
   );
+  let refuse!: (error: McpMessageTooLargeError) => void;
+  const tooLarge = new Promise<never>((_resolve, reject) => (refuse = reject));
+  // Nobody may be waiting when it happens (an idle connection's notification stream).
+  tooLarge.catch(() => undefined);
+  const guard: SizeGuard = {
+    exceeded: () => {
+      refuse(new McpMessageTooLargeError(source.name, options.maxMessageBytes));
+      // A stdio server would go on writing for the seconds the SDK gives it to exit, and the SDK buffers each
+      // chunk anew: it is stopped at once.
+      if (transport instanceof StdioClientTransport && transport.pid !== null) killQuietly(transport.pid);
+      // What was cut off may have been any request's answer, or half of one: the session cannot be trusted.
+      void client.close().catch(() => undefined);
+    },
+  };
+  // The stdio transport's read buffer reports a line over the cap as an error, then closes.
+  client.onerror = (error) => {
+    if (kind === 'stdio' && STDIO_BUFFER_EXCEEDED.test(error.message)) guard.exceeded();
+  };
+  const transport = transportFor(guard);
   try {
     // The SDK's timeout covers the initialize request only; a legacy SSE server that never sends its endpoint
     // event would hold the transport's start forever, so the whole connect is bounded.
@@ -67,18 +127,34 @@ async function connect(
       cause: error,
     });
   }
-  return { client, transport: kind, close: () => client.close() };
+  return { client, transport: kind, tooLarge, close: () => client.close() };
 }
 
-function stdioTransport(source: McpSourceEntity): StdioClientTransport {
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // Already gone: nothing left to stop.
+  }
+}
+
+/** How the stdio read buffer (the SDK's ReadBuffer, and StdioLineBuffer in its place) reports a line over its cap. */
+const STDIO_BUFFER_EXCEEDED = /^ReadBuffer exceeded maximum size/;
+
+function stdioTransport(source: McpSourceEntity, maxMessageBytes: number): (guard: SizeGuard) => Transport {
   const command = source.command!;
-  return new StdioClientTransport({
-    command: command.command,
-    args: command.args,
-    cwd: command.cwd,
-    env: stdioEnvironment(command),
-    stderr: 'ignore',
-  });
+  return () => {
+    const transport = new StdioClientTransport({
+      command: command.command,
+      args: command.args,
+      cwd: command.cwd,
+      env: stdioEnvironment(command),
+      stderr: 'ignore',
+    });
+    // The SDK takes no read buffer of ours; its own is quadratic in a long line (see StdioLineBuffer).
+    (transport as unknown as { _readBuffer: StdioLineBuffer })._readBuffer = new StdioLineBuffer(maxMessageBytes);
+    return transport;
+  };
 }
 
 /**

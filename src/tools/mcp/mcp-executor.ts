@@ -4,6 +4,7 @@ import { AppConfig } from '../../config/app-config';
 import { resultText, scanToolOutput } from '../catalog/output-scan';
 import { ExecutableTool, Execution, ToolCall, ToolContext, ToolExecutor, ToolExecutorFor } from '../tool-executor';
 import { McpClientPool } from './mcp-client-pool';
+import { McpMessageTooLargeError } from './mcp-connection';
 import { McpDefinitionCheck } from './mcp-definition-check';
 import { McpHealth } from './mcp-health';
 import { sessionLostBeforeSend } from './mcp-session-lost';
@@ -54,6 +55,9 @@ export class McpExecutor implements ToolExecutor {
         await this.pool.discard(source, credential);
         return this.callOnce(source, credential, tool, call, ctx);
       });
+      if (result instanceof McpMessageTooLargeError) {
+        return { refusal: { code: result.code, message: `Tool '${call.name}' failed: ${result.message}` } };
+      }
       if (result instanceof RefusedCall) {
         // The catalog is behind the server: a refresh records the change (pending review) for everyone.
         this.pool.announceToolListChanged(source);
@@ -94,20 +98,31 @@ export class McpExecutor implements ToolExecutor {
     tool: ExecutableTool,
     call: ToolCall,
     ctx: ToolContext,
-  ): Promise<CallToolResult | RefusedCall> {
-    const { client } = await this.pool.client(source, credential);
-    const verdict = await this.definitions.verify(client, tool, ctx.signal);
+  ): Promise<CallToolResult | RefusedCall | McpMessageTooLargeError> {
+    const { client, tooLarge } = await this.pool.client(source, credential);
+    // An answer over mcp.max_result_bytes closes the connection, which fails the call with an anonymous
+    // "Connection closed"; the race keeps the reason.
+    const sizeChecked = <T>(pending: Promise<T>) =>
+      Promise.race([pending, tooLarge]).catch((error: unknown) => {
+        if (error instanceof McpMessageTooLargeError) return error;
+        throw error;
+      });
+    const verdict = await sizeChecked(this.definitions.verify(client, tool, ctx.signal));
+    if (verdict instanceof McpMessageTooLargeError) return verdict;
     if (!verdict.ok) return new RefusedCall({ code: verdict.code, message: verdict.message });
-    return (await client.callTool(
-      { name: tool.source.tool_name!, arguments: (call.arguments ?? {}) as Record<string, unknown> },
-      undefined,
-      {
-        signal: ctx.signal,
-        // The dispatcher owns the deadline (and aborts the signal); the SDK's own default must not cut in first.
-        timeout: this.config.tools.max_timeout,
-        onprogress: (progress) =>
-          ctx.progress({ progress: progress.progress, total: progress.total, message: progress.message }),
-      },
-    )) as CallToolResult;
+    const result = await sizeChecked(
+      client.callTool(
+        { name: tool.source.tool_name!, arguments: (call.arguments ?? {}) as Record<string, unknown> },
+        undefined,
+        {
+          signal: ctx.signal,
+          // The dispatcher owns the deadline (and aborts the signal); the SDK's own default must not cut in first.
+          timeout: this.config.tools.max_timeout,
+          onprogress: (progress) =>
+            ctx.progress({ progress: progress.progress, total: progress.total, message: progress.message }),
+        },
+      ),
+    );
+    return result as CallToolResult | McpMessageTooLargeError;
   }
 }

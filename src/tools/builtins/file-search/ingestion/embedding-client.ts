@@ -1,3 +1,4 @@
+import { readBoundedText } from '../../../../common/bounded-body';
 import { Semaphore } from '../../../../common/semaphore';
 import type { EmbeddingSettings } from '../file-search.config';
 import { buildEmbeddingRequests, EmbeddingRequest } from './embedding-requests';
@@ -12,6 +13,9 @@ export interface EmbeddingClient {
 
 export class EmbeddingError extends Error {}
 
+/** Room for the answer's own fields (object, model, usage) and per-item keys around the vectors. */
+const ENVELOPE_BYTES = 1_048_576;
+const MAX_ERROR_BODY_BYTES = 65_536;
 const RETRYABLE = new Set([408, 409, 429, 500, 502, 503, 504]);
 const BASE_BACKOFF_MS = 250;
 const MAX_BACKOFF_MS = 10_000;
@@ -63,11 +67,11 @@ export class HttpEmbeddingClient implements EmbeddingClient {
             : AbortSignal.timeout(this.settings.timeoutMs),
         });
         if (response.ok) {
-          const vectors = this.read(await response.json(), payload.count);
+          const vectors = this.read(await this.readJson(response, payload.count), payload.count);
           this.observe(Number(process.hrtime.bigint() - started) / 1e9);
           return vectors;
         }
-        const body = (await response.text().catch(() => '')).slice(0, 300);
+        const body = ((await readBoundedText(response, MAX_ERROR_BODY_BYTES).catch(() => '')) ?? '').slice(0, 300);
         lastProblem = `HTTP ${response.status}${body ? `: ${body}` : ''}`;
         if (!RETRYABLE.has(response.status)) break;
         retryAfterMs = retryAfter(response.headers.get('retry-after'));
@@ -80,6 +84,23 @@ export class HttpEmbeddingClient implements EmbeddingClient {
       if (attempt < this.settings.maxRetries) await sleep(backoff(attempt, retryAfterMs), signal);
     }
     throw new EmbeddingError(`The embedding service at ${this.settings.url} failed: ${lastProblem}`);
+  }
+
+  /**
+   * The answer, read no further than `count` vectors of the configured length can take (a float written out is
+   * at most 25 characters), so a service gone wrong cannot make us buffer more.
+   */
+  private async readJson(response: Response, count: number): Promise<unknown> {
+    const limit = count * this.settings.dimensions * 26 + ENVELOPE_BYTES;
+    const text = await readBoundedText(response, limit);
+    if (text === null) {
+      throw new EmbeddingError(`The embedding service answered more than ${limit} bytes for ${count} texts`);
+    }
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      throw new EmbeddingError('The embedding service answered something that is not JSON');
+    }
   }
 
   private read(body: unknown, expected: number): number[][] {
