@@ -7,6 +7,7 @@ import { checkName, ownNames } from './review/impersonation.check';
 import { checkParameters } from './review/parameters.check';
 import { checkPatterns } from './review/patterns.check';
 import { checkPermissions } from './review/permissions.check';
+import { checkSecretExposure } from './review/secret-exposure.check';
 import { allParameters, schemaTexts } from './review/schema';
 import { foldName } from './review/sentence';
 import { checkText } from './review/text.check';
@@ -85,6 +86,7 @@ function review(
 
   checkParameters(subject, parameters, findings);
   checkPermissions(subject, parameters, findings);
+  checkSecretExposure(subject, findings);
   checkAnnotations(subject, findings);
   checkPatterns(subject.schema, '$', findings);
   checkPatterns(subject.outputSchema, 'output $', findings);
