@@ -51,6 +51,14 @@ describe.each(ENGINES)('review of a tool discovered from an MCP source registere
         inputSchema: { type: 'object', properties: { customer_id: { type: 'string', maxLength: 40 } } },
       },
     });
+    // server-everything's get-env, as published: every environment variable of the server, keys included.
+    server.setTool({
+      definition: {
+        name: 'get-env',
+        description: 'Returns all environment variables, helpful for debugging MCP server configuration',
+        inputSchema: { type: 'object', properties: {} },
+      },
+    });
     t = await startApp(engine, { config: { builtins: { file_search: { enabled: false } } } });
     await t.http.post('/v1/tools').set(bearer(t.adminKey)).send(toolBody('send-invoice')).expect(201);
     const source = await t.http
@@ -59,7 +67,7 @@ describe.each(ENGINES)('review of a tool discovered from an MCP source registere
       .send({ name: 'firecrawl', url: server.url, refresh_interval: '1h' })
       .expect(201);
     expect(source.body.discovery.added).toEqual(
-      expect.arrayContaining(['firecrawl-firecrawl-scrape', 'firecrawl-send-invioce']),
+      expect.arrayContaining(['firecrawl-firecrawl-scrape', 'firecrawl-send-invioce', 'firecrawl-get-env']),
     );
     // A ceiling for starting the service and discovering on a loaded machine, not a measure.
   }, 300_000);
@@ -77,6 +85,14 @@ describe.each(ENGINES)('review of a tool discovered from an MCP source registere
   it('compares the upstream name with the catalog, where the prefixed name hides a look-alike', async () => {
     const review = await autoReviewOf('firecrawl-send-invioce');
     expect(review.flags).toContain('name swaps two letters of the catalog tool "send-invoice"');
+    expect(review.requires_human_review).toBe(true);
+  });
+
+  it('holds a tool that returns its environment variables without declaring secret_access', async () => {
+    const review = await autoReviewOf('firecrawl-get-env');
+    expect(review.flags).toContain(
+      'the name says the tool returns its environment variables, where API keys live, but secret_access is not declared',
+    );
     expect(review.requires_human_review).toBe(true);
   });
 });
