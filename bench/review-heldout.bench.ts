@@ -12,6 +12,8 @@ import {
   subjectOf,
   TRAINING_ATTACKS,
   TRAINING_BENIGN,
+  writerOf,
+  writerRounds,
 } from './support/review-corpus';
 import { trainCalibrated } from './support/review-model-training';
 
@@ -96,6 +98,23 @@ const cell = (detected: number, of: number) => `${pct(detected, of)} (${detected
 /** How many of the scores fall below the threshold, as a cell. */
 const belowCell = (scores: number[]) => cell(scores.filter((s) => s < THRESHOLD).length, scores.length);
 
+/** The unseen false-positive rate the detection figure is read at. */
+const FP_BUDGET = 0.03;
+
+/**
+ * Detection at a fixed false-positive rate: the highest threshold below which at most FP_BUDGET of the benign
+ * tools fall, and how many attacks fall below it there.
+ */
+function detectionAtFp(attackScores: number[], benignScores: number[]): string {
+  let cut = 0;
+  for (let candidate = 1; candidate <= 101; candidate++) {
+    if (benignScores.filter((s) => s < candidate).length > FP_BUDGET * benignScores.length) break;
+    cut = candidate;
+  }
+  const fp = benignScores.filter((s) => s < cut).length;
+  return `${cell(attackScores.filter((s) => s < cut).length, attackScores.length)} below ${cut}, false positives ${pct(fp, benignScores.length).trim()} (${fp}/${benignScores.length})`;
+}
+
 /** A tool's score computed on first use and kept. */
 function remembered(scoreOf: (tool: CorpusTool) => number): (tool: CorpusTool) => number {
   const scores = new Map<CorpusTool, number>();
@@ -138,6 +157,7 @@ export async function run(): Promise<void> {
   const unseenServerFiles = HELDOUT_BENIGN_SERVERS.map((file): [string, CorpusTool[]] => [file, loadCorpus(file)]);
   const unseenServers = unseenServerFiles.flatMap(([, tools]) => tools);
   const unseenHandwritten = HELDOUT_BENIGN_HANDWRITTEN.flatMap(loadCorpus);
+  const writers = writerRounds();
   const legacy = loadCorpus('malicious.json');
   // Every attack with a family: malicious.json, the older corpus without families, is reported on its own.
   const attacks = [...TRAINING_ATTACKS, ...HELDOUT_ATTACKS]
@@ -151,8 +171,9 @@ export async function run(): Promise<void> {
 
   console.log(`\nAutomated review, held-out protocol (threshold ${THRESHOLD})`);
   console.log('\n  UNSEEN: attacks and benign tools neither read nor trained on');
-  const unseenAttacks = attacks.filter((t) => UNSEEN_SPLITS.includes(t.split as Split));
-  const unseenBenign = [...unseenServers, ...unseenHandwritten];
+  const unseenAttacks = [...attacks.filter((t) => UNSEEN_SPLITS.includes(t.split as Split)), ...writers.attacks];
+  const unseenBenign = [...unseenServers, ...unseenHandwritten, ...writers.benign];
+  const unseenWriters = [...new Set(writers.attacks.map(writerOf))];
   for (const [label, scoreOf] of [
     ['rule checks alone', ruleScore],
     ['whole review (rules + sentence model)', score],
@@ -162,6 +183,7 @@ export async function run(): Promise<void> {
     for (const [set, tools] of [
       ...unseenServerFiles.map(([file, tools]): [string, CorpusTool[]] => [`${file} (real servers)`, tools]),
       ['benign-handwritten-heldout(-2).json', unseenHandwritten] as [string, CorpusTool[]],
+      ...(writers.benign.length ? [['benign-writer-*.json', writers.benign] as [string, CorpusTool[]]] : []),
     ]) {
       console.log(`      false positives, ${set.padEnd(40)} ${belowCell(tools.map(scoreOf))}`);
     }
@@ -171,7 +193,16 @@ export async function run(): Promise<void> {
         `      detection, ${SPLIT_LABEL[split].padEnd(48)} ${belowCell(scores)}   AUC ${fixed(auc(scores, benignScores))}`,
       );
     }
-    for (const family of families) {
+    for (const writer of unseenWriters) {
+      const scores = writers.attacks.filter((t) => writerOf(t) === writer).map(scoreOf);
+      console.log(
+        `      detection, writer ${writer.padEnd(41)} ${belowCell(scores)}   AUC ${fixed(auc(scores, benignScores))}`,
+      );
+    }
+    console.log(
+      `      detection at ${FP_BUDGET * 100}% false positives, all unseen       ${detectionAtFp(unseenAttacks.map(scoreOf), benignScores)}`,
+    );
+    for (const family of [...new Set(unseenAttacks.map((t) => t.family!))]) {
       const scores = unseenAttacks.filter((t) => t.family === family).map(scoreOf);
       console.log(`        ${family.padEnd(50)} ${belowCell(scores)}   AUC ${fixed(auc(scores, benignScores))}`);
     }
@@ -189,6 +220,7 @@ export async function run(): Promise<void> {
     ),
     ...unseenServerFiles.map(([file, tools]): [string, CorpusTool[]] => [`${file} (UNSEEN)`, tools]),
     ['benign-handwritten-heldout(-2).json (UNSEEN)', unseenHandwritten],
+    ...(writers.benign.length ? [['benign-writer-*.json (UNSEEN)', writers.benign] as [string, CorpusTool[]]] : []),
   ];
   for (const [label, tools] of benignSets) {
     const flagged = tools.filter((t) => score(t) < THRESHOLD);
@@ -237,4 +269,44 @@ export async function run(): Promise<void> {
   console.log(
     `    ${'malicious.json (tuning)'.padEnd(24)} ${belowCell(legacyScores)}   AUC ${fixed(auc(legacyScores, unseenBenign.map(score)))}`,
   );
+
+  leaveOneWriterOut(attacks, score, unseenWriters.length ? writers.attacks : []);
+}
+
+/**
+ * Leave one writer out: the attacks are grouped by who wrote them (each earlier round, or split, counts as one
+ * writer; the writer rounds by their `writer`). For each writer of the training rounds, a sentence model trained
+ * and calibrated without that writer's attacks reviews them, as it would a new writer's; beside it, what the
+ * shipped review catches of the same attacks. The rule checks stay on in both (they were written after reading
+ * these rounds, so the figure flatters them): the gap between the columns is what the model owes to having read
+ * the writer. Unseen writers are listed for comparison: nothing was trained or tuned on them.
+ */
+function leaveOneWriterOut(attacks: CorpusTool[], score: (tool: CorpusTool) => number, unseen: CorpusTool[]): void {
+  const { catalog } = reviewCatalog();
+  const training = [...TRAINING_ATTACKS.flatMap(loadCorpus)];
+  const groups = [...new Set(training.map(writerOf))];
+  console.log('\n  Leave one writer out: a sentence model trained without the writer, rule checks on');
+  console.log(`    ${'writer'.padEnd(24)} ${'shipped review'.padStart(15)} ${'without writer'.padStart(15)}`);
+  const total = { shipped: 0, without: 0, of: 0 };
+  for (const writer of groups) {
+    const own = training.filter((t) => writerOf(t) === writer);
+    const model = SentenceModel.fromData(trainCalibrated(shippedTrainingSet((t) => writerOf(t) === writer)));
+    const shipped = own.filter((t) => score(t) < THRESHOLD).length;
+    const without = own.filter((t) => autoReviewWithout(subjectOf(t), catalog, [], model).score < THRESHOLD).length;
+    total.shipped += shipped;
+    total.without += without;
+    total.of += own.length;
+    console.log(`    ${writer.padEnd(24)} ${cell(shipped, own.length)} ${cell(without, own.length)}`);
+  }
+  console.log(
+    `    ${'all training writers'.padEnd(24)} ${cell(total.shipped, total.of)} ${cell(total.without, total.of)}`,
+  );
+  for (const split of UNSEEN_SPLITS) {
+    const scores = attacks.filter((t) => t.split === split).map(score);
+    console.log(`    ${`${split} (unseen)`.padEnd(24)} ${belowCell(scores)}`);
+  }
+  for (const writer of [...new Set(unseen.map(writerOf))]) {
+    const scores = unseen.filter((t) => writerOf(t) === writer).map(score);
+    console.log(`    ${`${writer} (unseen)`.padEnd(24)} ${belowCell(scores)}`);
+  }
 }

@@ -44,6 +44,8 @@ describe.each(ENGINES)('/v1/responses (%s)', (engine) => {
       config: {
         builtins: { testkit: { enabled: true }, file_search: { enabled: false } },
         engine: { upstream: { url: upstream.url, model: { 'gpt-4o-mini': 'local-llama', '*': 'local-default' } } },
+        // The fake upstream scripts the agent loop's turns; the judge it would otherwise be is tested on its own.
+        catalog: { review: { judge_with_engine_upstream: false } },
       },
     });
     client = new OpenAI({ baseURL: `${t.baseUrl}/v1`, apiKey: t.adminKey, maxRetries: 0 });

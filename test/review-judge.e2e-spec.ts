@@ -44,7 +44,7 @@ describe('review: the optional model judge', () => {
         },
       },
     });
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     await t?.close();
     await chat?.close();
@@ -196,5 +196,41 @@ describe('review: the model judge on a trusted config-file server', () => {
     expect((await entry('trusted-clock'))?.security_status).toBe('unreviewed');
     const history = (await t.http.get(`/v1/tools/${held!.id}/reviews`).set(bearer(t.adminKey))).body.data;
     expect(history.at(-1).notes).toContain('kept in quarantine');
+  });
+});
+
+describe("review: the engine's upstream model judges when no judge is configured", () => {
+  let t: TestApp;
+  let chat: FakeChatServer;
+  const create = async (name: string, description: string) =>
+    (await t.http.post('/v1/tools').set(bearer(t.adminKey)).send(toolBody(name, { description })).expect(201)).body;
+  const judgement = async (id: string) =>
+    (await t.http.get(`/v1/tools/${id}/auto_review`).set(bearer(t.adminKey)).expect(200)).body.judge;
+
+  beforeAll(async () => {
+    chat = await startFakeChatServer();
+    chat.answer = () => ({ verdict: 'benign', families: [], evidence: [] });
+    t = await startApp('postgres', {
+      config: {
+        builtins: { file_search: { enabled: false } },
+        engine: { upstream: { url: chat.url, model: 'engine-model' } },
+      },
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await t?.close();
+    await chat?.close();
+  });
+
+  it('asks the upstream model, and does not pay twice for a definition it has judged', async () => {
+    const first = await create('time-utc', 'Returns the current time in UTC.');
+    await waitFor(async () => (await judgement(first.id))?.status === 'done', 10_000, 'the judge');
+    expect(chat.requests.map((request) => request.model)).toEqual(['engine-model']);
+    expect(await judgement(first.id)).toEqual(expect.objectContaining({ verdict: 'benign' }));
+
+    await t.http.delete(`/v1/tools/${first.id}`).set(bearer(t.adminKey)).expect(200);
+    const again = await create('time-utc', 'Returns the current time in UTC.');
+    await waitFor(async () => (await judgement(again.id))?.status === 'done', 10_000, 'the cached verdict');
+    expect(chat.requests).toHaveLength(1);
   });
 });

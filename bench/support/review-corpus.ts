@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type ReviewSubject, reviewedTexts } from '../../src/tools/catalog/auto-review';
 import type { Permission } from '../../src/tools/catalog/catalog.types';
@@ -15,6 +15,10 @@ export interface CorpusTool {
   source?: string;
   family?: string;
   split?: string;
+  /** Rounds written by other hands (attack-writer-*.json, benign-writer-*.json): who wrote the entry. */
+  writer?: string;
+  /** Whether the entry is an attack, in the writer rounds, which may mix both. */
+  attack?: boolean;
 }
 
 const FIXTURES = join(__dirname, '../../../test/fixtures/auto-review');
@@ -84,6 +88,24 @@ export const HELDOUT_ATTACKS = [
   'attack-heldout-12.json',
   'attack-heldout-13.json',
 ];
+/**
+ * Rounds written in parallel by other people (`attack-writer-*.json`, `benign-writer-*.json`, entries
+ * {name, description, inputSchema, permissions, family, attack, split, writer}), when present: unseen splits,
+ * in no training set, picked up by file name so that nobody has to open them to list them.
+ */
+export function writerRounds(): { attacks: CorpusTool[]; benign: CorpusTool[] } {
+  const files = readdirSync(FIXTURES).filter((file) => /^(attack|benign)-writer-.*\.json$/.test(file));
+  const tools = files.flatMap((file) =>
+    loadCorpus(file).map((tool) => ({ ...tool, attack: tool.attack ?? file.startsWith('attack-') })),
+  );
+  return { attacks: tools.filter((tool) => tool.attack), benign: tools.filter((tool) => !tool.attack) };
+}
+
+/** Who wrote an attack: the `writer` of the writer rounds; each earlier round (split) counts as one writer. */
+export function writerOf(tool: CorpusTool): string {
+  return tool.writer ?? tool.split ?? 'malicious.json';
+}
+
 /** Benign tools kept out of training: real servers' and hand-written. */
 export const HELDOUT_BENIGN_SERVERS = ['benign-heldout-5.json', 'benign-heldout-6.json'];
 export const HELDOUT_BENIGN_HANDWRITTEN = ['benign-handwritten-heldout.json', 'benign-handwritten-heldout-2.json'];

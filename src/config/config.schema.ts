@@ -283,6 +283,11 @@ export const configSchema = z
               })
               .strict()
               .optional(),
+            /**
+             * Without `judge`, the model behind /v1/responses (`engine.upstream`, when its URL and a model name are
+             * set) judges definitions; false keeps the judge off unless `judge` names one.
+             */
+            judge_with_engine_upstream: z.boolean().default(true),
           })
           .strict()
           .prefault({}),

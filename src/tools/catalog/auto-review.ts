@@ -3,10 +3,11 @@ import { checkAnnotations } from './review/annotations.check';
 import { checkSentenceModel, shippedSentenceModel } from './review/learned.check';
 import type { SentenceModel } from './review/model/sentence-model';
 import { type FamilyCheck, Findings, type Kind } from './review/findings';
-import { checkName } from './review/impersonation.check';
+import { checkName, ownNames } from './review/impersonation.check';
 import { checkParameters } from './review/parameters.check';
 import { checkPatterns } from './review/patterns.check';
 import { checkPermissions } from './review/permissions.check';
+import { checkSecretExposure } from './review/secret-exposure.check';
 import { allParameters, schemaTexts } from './review/schema';
 import { foldName } from './review/sentence';
 import { checkText } from './review/text.check';
@@ -15,6 +16,11 @@ import { escapeRegExp } from './review/text';
 /** What the automated checks look at. */
 export interface ReviewSubject {
   name: string;
+  /**
+   * A discovered tool's name on its own server (`source.tool_name`), which its own texts use: its catalog name
+   * (`<source>-<tool>`) is not what its description calls it.
+   */
+  upstreamName?: string;
   description: string;
   schema: unknown;
   outputSchema?: unknown;
@@ -80,15 +86,19 @@ function review(
 
   checkParameters(subject, parameters, findings);
   checkPermissions(subject, parameters, findings);
+  checkSecretExposure(subject, findings);
   checkAnnotations(subject, findings);
   checkPatterns(subject.schema, '$', findings);
   checkPatterns(subject.outputSchema, 'output $', findings);
-  // Compiled once: a schema can carry thousands of texts.
-  const selfName = subject.name ? new RegExp(`(^|[^\\w-])${escapeRegExp(subject.name)}(?![\\w-])`, 'gi') : undefined;
+  // Compiled once: a schema can carry thousands of texts. Either of the tool's names reads as "this tool".
+  const names = ownNames(subject);
+  const selfName = names.length
+    ? new RegExp(`(^|[^\\w-])(?:${names.map(escapeRegExp).join('|')})(?![\\w-])`, 'gi')
+    : undefined;
   const context = {
     selfName,
     others,
-    self: foldName(subject.name ?? ''),
+    self: new Set(names.map(foldName)),
     parameters: new Set(parameters.map((p) => foldName(p.name))),
     catalog: new Set(others.map(foldName)),
   };
@@ -124,7 +134,7 @@ export function scanOutputText(text: string, limit = OUTPUT_SCAN_LIMIT): AutoRev
   checkText(
     'tool output',
     (text ?? '').slice(0, limit),
-    { others: [], self: '', parameters: new Set(), catalog: new Set(), output: true },
+    { others: [], self: new Set<string>(), parameters: new Set(), catalog: new Set(), output: true },
     findings,
   );
   return findings.summarize();

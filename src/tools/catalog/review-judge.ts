@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { readBoundedText } from '../../common/bounded-body';
 import { AppConfig } from '../../config/app-config';
+import { resolveUpstreamSettings } from '../../responses/upstream-settings';
 import { SecretResolver } from './credentials/secret-resolver';
 
 export const JUDGE_VERDICTS = ['benign', 'suspicious', 'malicious'] as const;
@@ -65,31 +67,43 @@ const ANSWER_SCHEMA = {
   },
 };
 
+/** Where the judge is asked: `catalog.review.judge`, or else the engine's upstream model. */
+interface JudgeEndpoint {
+  url: string;
+  model: string;
+  timeout: number;
+  apiKey: () => string | undefined;
+}
+
+/** A judgement takes at most this long on the engine's upstream, whose own timeout is sized for agent turns. */
+const UPSTREAM_JUDGE_TIMEOUT = 30_000;
+/** Verdicts kept per definition hash: a definition seen again (re-registered, a change reverted) is not paid twice. */
+const CACHED_VERDICTS = 1000;
+
 /**
- * The optional model judge (`catalog.review.judge`): an OpenAI-compatible Chat Completions endpoint asked,
- * with a fixed rubric and a JSON schema for the answer, whether a definition is poisoned. Its answer is
- * hostile input like the definition: parsed defensively, verdicts and families checked against their
- * lists, every quote checked to occur in the definition. Any failure (timeout, HTTP error, malformed
- * answer) throws: the caller keeps the tool pending.
+ * The model judge: an OpenAI-compatible Chat Completions endpoint asked, with a fixed rubric and a JSON schema for
+ * the answer, whether a definition is poisoned. `catalog.review.judge` names one; without it the engine's upstream
+ * model (`engine.upstream`, when it has a URL and a model name) judges, unless
+ * `catalog.review.judge_with_engine_upstream` is false. Its answer is hostile input like the definition: parsed
+ * defensively, verdicts and families checked against their lists, every quote checked to occur in the definition.
+ * Any failure (timeout, HTTP error, malformed answer) throws: the caller keeps the tool pending.
  */
 @Injectable()
 export class ReviewJudge {
-  constructor(
-    private readonly config: AppConfig,
-    private readonly secrets: SecretResolver,
-  ) {}
+  private readonly endpoint?: JudgeEndpoint;
+  private readonly verdicts = new Map<string, JudgeOpinion>();
+
+  constructor(config: AppConfig, secrets: SecretResolver) {
+    this.endpoint = judgeEndpoint(config, secrets);
+  }
 
   get configured(): boolean {
-    return this.config.catalog.review.judge !== undefined;
+    return this.endpoint !== undefined;
   }
 
   async judge(definition: JudgedDefinition): Promise<JudgeOpinion> {
-    const settings = this.config.catalog.review.judge;
+    const settings = this.endpoint;
     if (!settings) throw new Error('no judge is configured');
-    const headers: Record<string, string> = { 'Content-Type': 'application/json' };
-    const key = settings.secret_ref ? this.secrets.resolve(settings.secret_ref) : undefined;
-    if (settings.secret_ref && !key) throw new Error(`the judge's API key '${settings.secret_ref}' is not available`);
-    if (key) headers.Authorization = `Bearer ${key}`;
     const shown = JSON.stringify(
       {
         name: definition.name,
@@ -102,6 +116,12 @@ export class ReviewJudge {
       null,
       1,
     );
+    const hash = createHash('sha256').update(shown).digest('hex');
+    const cached = this.verdicts.get(hash);
+    if (cached) return cached;
+    const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+    const key = settings.apiKey();
+    if (key) headers.Authorization = `Bearer ${key}`;
     const response = await fetch(`${settings.url.replace(/\/+$/, '')}/chat/completions`, {
       method: 'POST',
       headers,
@@ -126,8 +146,40 @@ export class ReviewJudge {
     }
     const body = await readBoundedText(response, MAX_ANSWER_BYTES);
     if (body === null) throw new Error('the judge answered more than 256 KB');
-    return parseOpinion(body, shown, definition);
+    const opinion = parseOpinion(body, shown, definition);
+    if (this.verdicts.size >= CACHED_VERDICTS) this.verdicts.delete(this.verdicts.keys().next().value!);
+    this.verdicts.set(hash, opinion);
+    return opinion;
   }
+}
+
+/** The configured judge, or the engine's upstream model when it names one and that is not turned off. */
+function judgeEndpoint(config: AppConfig, secrets: SecretResolver): JudgeEndpoint | undefined {
+  const { judge, judge_with_engine_upstream } = config.catalog.review;
+  if (judge) {
+    const ref = judge.secret_ref;
+    return {
+      url: judge.url,
+      model: judge.model,
+      timeout: judge.timeout,
+      apiKey: () => {
+        if (!ref) return undefined;
+        const key = secrets.resolve(ref);
+        if (!key) throw new Error(`the judge's API key '${ref}' is not available`);
+        return key;
+      },
+    };
+  }
+  if (!judge_with_engine_upstream) return undefined;
+  const upstream = resolveUpstreamSettings(config.engine);
+  const model = typeof upstream?.model === 'string' ? upstream.model : (upstream?.model?.['*'] ?? undefined);
+  if (!upstream || !model) return undefined;
+  return {
+    url: upstream.url,
+    model,
+    timeout: Math.min(upstream.timeoutMs, UPSTREAM_JUDGE_TIMEOUT),
+    apiKey: () => upstream.apiKey,
+  };
 }
 
 /** What a `suspicious` verdict (or `malicious` without a verified quote) takes off the automated score. */

@@ -121,6 +121,7 @@ export class ToolReviewService implements OnApplicationBootstrap {
     const result = autoReview(
       {
         name: entity.name,
+        upstreamName: entity.source?.type === 'mcp' ? (entity.source.tool_name ?? undefined) : undefined,
         description: entity.description,
         schema: entity.schema,
         outputSchema: entity.outputSchema,

@@ -57,67 +57,87 @@ export function checkImpersonatingText(where: string, sentence: string, others: 
   }
 }
 
+/**
+ * The tool's names compared with every other catalog tool's: a discovered tool is compared under the name its
+ * own server gives it as well as under its catalog name (`<source>-<tool>`), since either can imitate another
+ * tool. Per other tool, the closer of the two likenesses counts.
+ */
 export function checkName(subject: ReviewSubject, others: string[], findings: Findings): void {
-  const name = subject.name ?? '';
-  if (hiddenCharacters(name) || /[^\x20-\x7e]/.test(name)) {
-    findings.add(
-      'impersonation',
-      45,
-      `name contains invisible or non-ASCII characters that can imitate another name (${JSON.stringify(name)})`,
-      'rename the tool with plain ASCII letters, digits and hyphens',
-    );
+  const names = ownNames(subject);
+  for (const name of names) {
+    if (hiddenCharacters(name) || /[^\x20-\x7e]/.test(name)) {
+      findings.add(
+        'impersonation',
+        45,
+        `name contains invisible or non-ASCII characters that can imitate another name (${JSON.stringify(name)})`,
+        'rename the tool with plain ASCII letters, digits and hyphens',
+      );
+    }
   }
-  const mine = canonicalName(name);
   for (const other of others) {
-    const theirs = canonicalName(other);
-    if (!mine || !theirs) continue;
-    let penalty = 0;
-    let how = '';
-    if (mine === theirs) {
-      // Another naming convention (takeScreenshot, take_screenshot) is what independent servers do: worth a
-      // mention, not a block (a name collision is settled by the gateway's per-source names).
-      const conventionOnly = plainName(name) === plainName(other);
-      // Mixed case with separators ("Search-Repositories") is no server's convention: a disguise.
-      const disguised = /[A-Z]/.test(name) && /[-_]/.test(name);
-      penalty = conventionOnly && !disguised ? 5 : conventionOnly ? 25 : 45;
-      how = conventionOnly ? 'differs only in case or separators from' : 'is spelled like';
-    } else if (Math.min(mine.length, theirs.length) >= 6 && isTransposition(mine, theirs)) {
-      penalty = 45;
-      how = 'swaps two letters of';
-    } else if (Math.min(mine.length, theirs.length) >= 6 && distance(mine, theirs) === 1) {
-      const number = numberVariant(name, other);
-      if (number) {
-        // Singular and plural siblings are what servers ship ("getEnvironment", "getEnvironments"), and their
-        // descriptions use either form; a description written for the other name is worth a look, no more.
-        const described = descriptionWords(subject.description);
-        const copiesOther = described.has(number.theirs) && !described.has(number.mine);
-        penalty = copiesOther ? 15 : 5;
-        how = copiesOther ? 'differs only in number from, and is described like,' : 'differs only in number from';
-      } else if (prefixedWord(name, other)) {
-        // "send-mail" and "send-email": a letter put before a whole word makes another word, not a typo.
-        penalty = 5;
-        how = 'differs by a prefixed letter from';
-      } else if (Math.min(mine.length, theirs.length) >= 8 && mine.length !== theirs.length) {
-        // A dropped or added letter; a changed one usually makes another word (collections, connections).
-        penalty = 30;
-        how = 'drops or adds one letter of';
-      }
-    }
-    const qualifier = authorityQualifier(words(name), words(other));
-    if (penalty === 0 && qualifier) {
-      penalty = 30;
-      how = `adds "${qualifier}" to`;
-    }
-    if (penalty > 0) {
+    const likeness = names
+      .map((name) => nameLikeness(subject, name, other))
+      .reduce((closest, next) => (next.penalty > closest.penalty ? next : closest));
+    if (likeness.penalty > 0) {
       findings.add(
         // A sibling or another server's naming convention is a mention for the reviewer, counted with the others.
-        penalty <= 5 ? 'mentions' : 'impersonation',
-        penalty,
-        `name ${how} the catalog tool "${other}"`,
+        likeness.penalty <= 5 ? 'mentions' : 'impersonation',
+        likeness.penalty,
+        `name ${likeness.how} the catalog tool "${other}"`,
         `check that this is not a look-alike of "${other}"; rename it or block it`,
       );
     }
   }
+}
+
+/** The names a tool goes by: the one its own server gives it (a discovered tool), then its catalog name. */
+export function ownNames(subject: ReviewSubject): string[] {
+  return [...new Set([subject.upstreamName, subject.name].filter((name): name is string => !!name))];
+}
+
+/** How much `name` looks like the catalog tool `other`, and how (penalty 0: not alike). */
+function nameLikeness(subject: ReviewSubject, name: string, other: string): { penalty: number; how: string } {
+  const mine = canonicalName(name);
+  const theirs = canonicalName(other);
+  if (!mine || !theirs) return { penalty: 0, how: '' };
+  let penalty = 0;
+  let how = '';
+  if (mine === theirs) {
+    // Another naming convention (takeScreenshot, take_screenshot) is what independent servers do: worth a
+    // mention, not a block (a name collision is settled by the gateway's per-source names).
+    const conventionOnly = plainName(name) === plainName(other);
+    // Mixed case with separators ("Search-Repositories") is no server's convention: a disguise.
+    const disguised = /[A-Z]/.test(name) && /[-_]/.test(name);
+    penalty = conventionOnly && !disguised ? 5 : conventionOnly ? 25 : 45;
+    how = conventionOnly ? 'differs only in case or separators from' : 'is spelled like';
+  } else if (Math.min(mine.length, theirs.length) >= 6 && isTransposition(mine, theirs)) {
+    penalty = 45;
+    how = 'swaps two letters of';
+  } else if (Math.min(mine.length, theirs.length) >= 6 && distance(mine, theirs) === 1) {
+    const number = numberVariant(name, other);
+    if (number) {
+      // Singular and plural siblings are what servers ship ("getEnvironment", "getEnvironments"), and their
+      // descriptions use either form; a description written for the other name is worth a look, no more.
+      const described = descriptionWords(subject.description);
+      const copiesOther = described.has(number.theirs) && !described.has(number.mine);
+      penalty = copiesOther ? 15 : 5;
+      how = copiesOther ? 'differs only in number from, and is described like,' : 'differs only in number from';
+    } else if (prefixedWord(name, other)) {
+      // "send-mail" and "send-email": a letter put before a whole word makes another word, not a typo.
+      penalty = 5;
+      how = 'differs by a prefixed letter from';
+    } else if (Math.min(mine.length, theirs.length) >= 8 && mine.length !== theirs.length) {
+      // A dropped or added letter; a changed one usually makes another word (collections, connections).
+      penalty = 30;
+      how = 'drops or adds one letter of';
+    }
+  }
+  const qualifier = authorityQualifier(words(name), words(other));
+  if (penalty === 0 && qualifier) {
+    penalty = 30;
+    how = `adds "${qualifier}" to`;
+  }
+  return { penalty, how };
 }
 
 /** Words that claim authority or newness when added to another tool's name: "read_file_official", "safe_fetch". */

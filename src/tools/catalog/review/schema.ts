@@ -1,3 +1,5 @@
+import { words } from './text';
+
 export function isString(node: Record<string, unknown>): boolean {
   return node.type === 'string' || (Array.isArray(node.type) && node.type.includes('string'));
 }
@@ -33,21 +35,45 @@ export function allParameters(schema: unknown, path: string): ParameterInfo[] {
   return found;
 }
 
-/** Every string a model may read in a schema: descriptions, titles, defaults, examples, enum and const values. */
+/**
+ * Every string a model may read in a schema: descriptions, titles, defaults, examples, enum and const values (the
+ * strings inside object and array values too), and parameter names of three words or more, which can carry an
+ * order as well as a description can ("ignore_previous_instructions").
+ */
 export function schemaTexts(schema: unknown, path: string): { where: string; text: string }[] {
   const texts: { where: string; text: string }[] = [];
-  walk(schema, path, (node, nodePath) => {
+  const names = new Set<string>();
+  walk(schema, path, (node, nodePath, name) => {
+    if (name !== undefined && !names.has(name)) {
+      names.add(name);
+      const nameWords = words(name);
+      if (nameWords.length >= 3) texts.push({ where: `name of ${nodePath}`, text: nameWords.join(' ') });
+    }
     for (const key of ['description', 'title']) {
       if (typeof node[key] === 'string') texts.push({ where: `${key} of ${nodePath}`, text: node[key] as string });
     }
     for (const key of ['default', 'examples', 'enum', 'const']) {
-      const value = node[key];
-      const strings = (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string');
-      for (const text of strings) texts.push({ where: `${key} of ${nodePath}`, text });
+      for (const text of stringsIn(node[key])) texts.push({ where: `${key} of ${nodePath}`, text });
     }
   });
   return texts;
 }
+
+/** Strings nested in a JSON value read as data (a default object, an example), at most 100, at most 4 levels deep. */
+function stringsIn(value: unknown): string[] {
+  const found: string[] = [];
+  const visit = (node: unknown, depth: number): void => {
+    if (found.length >= MAX_VALUE_STRINGS) return;
+    if (typeof node === 'string') found.push(node);
+    else if (depth < MAX_VALUE_DEPTH && node && typeof node === 'object')
+      for (const child of Object.values(node as Record<string, unknown>).slice(0, MAX_VALUE_STRINGS))
+        visit(child, depth + 1);
+  };
+  visit(value, 0);
+  return found;
+}
+const MAX_VALUE_STRINGS = 100;
+const MAX_VALUE_DEPTH = 4;
 
 export type Visitor = (node: Record<string, unknown>, path: string, name?: string) => void;
 

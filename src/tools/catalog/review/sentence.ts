@@ -8,8 +8,11 @@ import { words } from './text';
 
 /** What the sentence checks know besides the sentence. */
 export interface SentenceContext {
-  /** The reviewed tool's name folded to its words ("get-stock-price" and "getStockPrice" alike). */
-  self: string;
+  /**
+   * The reviewed tool's names folded to their words ("get-stock-price" and "getStockPrice" alike): a discovered
+   * tool's name on its server and its catalog name.
+   */
+  self: ReadonlySet<string>;
   /** Folded names of the reviewed tool's parameters: "pass it in file_id" names a parameter, not a tool. */
   parameters: Set<string>;
   /** Folded catalog names. */
@@ -101,7 +104,7 @@ export function otherToolReferences(sentence: string, context: SentenceContext):
     // Package names and paths ("@acme/mcp-server-x", "src/read_file.ts") are not tools.
     const end = match.index + name.length;
     const inPath = /[/@\\]/.test(sentence[match.index - 1] ?? '') || sentence[end] === '/' || FILE_EXTENSION.test(tail);
-    if (inPath || ENGLISH.test(name) || folded === context.self || context.parameters.has(folded)) continue;
+    if (inPath || ENGLISH.test(name) || context.self.has(folded) || context.parameters.has(folded)) continue;
     const twoPartKebab = /^[a-z0-9]+-[a-z0-9]+$/.test(name);
     if (
       twoPartKebab &&
