@@ -17,9 +17,9 @@ const HARVESTS =
   /\b(?:harvests?|harvesting|collects? (?:all|any|every)|gathers? (?:all|any|every)|sweeps? (?:up|for)|scrapes?)\b.{0,40}\b(?:credentials|secrets|api[ _-]?keys|access tokens|tokens|passwords)\b/i;
 /** The tool's own login: "reads AWS credentials from the environment to authenticate". */
 const AUTHENTICATES = /\b(?:authenticat\w*|auth|log(?:s|ging)? in|sign(?:s|ing)? in|to connect|credential chain)\b/i;
-/** "Values are NOT returned", "never exposes secrets", "no secrets", "names only". */
+/** "Values are NOT returned", "never exposes secrets", "no secrets", "names only", "the names of the variables". */
 const DENIED =
-  /\b(?:not|never|no|without|nor|non-sensitive|redact(?:s|ed)?|mask(?:s|ed)?|names only|only (?:the )?names)\b/i;
+  /\b(?:not|never|no|without|nor|non-sensitive|redact(?:s|ed)?|mask(?:s|ed)?|names only|only (?:the )?names|names of)\b/i;
 /** Names of tools that dump the environment: get-env, printEnv, dump_env_vars. */
 const ENV_DUMP_NAME =
   /^(?:get|list|print|dump|show|read|export|all) (?:env|envs|env vars?|environ|environment variables)$/;
