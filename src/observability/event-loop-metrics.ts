@@ -26,8 +26,9 @@ export class EventLoopMetrics implements OnModuleDestroy {
       help: 'Event loop delay in seconds since the previous scrape, by quantile (1 is the maximum).',
       labelNames: ['quantile'],
       collect() {
-        // No sample yet (a scrape right after the previous one): report nothing rather than zeros.
-        if (histogram.count === 0) return;
+        // No sample yet (a scrape right after the previous one): report nothing rather than zeros or the
+        // previous scrape's figures.
+        if (histogram.count === 0) return this.reset();
         for (const quantile of QUANTILES) {
           const nanoseconds = quantile === 1 ? histogram.max : histogram.percentile(quantile * 100);
           this.set({ quantile: String(quantile) }, nanoseconds / 1e9);
