@@ -66,6 +66,17 @@ describe.each(ENGINES)('hostile relays (%s)', (engine) => {
       run: () => ({ text: 'x'.repeat(3 * MAX_RESULT_BYTES) }),
     });
     mcp.setTool({ definition: { name: 'ping', description: 'Answers pong.', inputSchema: { type: 'object' } } });
+    mcp.setTool({
+      definition: {
+        name: 'garbled',
+        description: 'Answers bytes PostgreSQL refuses.',
+        inputSchema: { type: 'object' },
+      },
+      run: () => ({ text: `nul\u0000 and lone \ud800 surrogate` }),
+    });
+    mcp.setTool({
+      definition: { name: 'nul', description: 'Describes itself with a NUL\u0000.', inputSchema: { type: 'object' } },
+    });
     t = await startApp(engine, {
       providers: TEST_PROVIDERS,
       config: {
@@ -82,7 +93,7 @@ describe.each(ENGINES)('hostile relays (%s)', (engine) => {
       .set(bearer(t.adminKey))
       .send({ name: 'flood', url: mcp.url })
       .expect(201);
-    for (const name of ['flood-flood', 'flood-ping']) {
+    for (const name of ['flood-flood', 'flood-ping', 'flood-garbled']) {
       const listed = await t.http.get(`/v1/tools?q=${name}`).set(bearer(t.adminKey)).expect(200);
       const id = (listed.body.data as { id: string; name: string }[]).find((tool) => tool.name === name)!.id;
       await review(t, id, 'reviewed');
@@ -128,6 +139,34 @@ describe.each(ENGINES)('hostile relays (%s)', (engine) => {
     },
     60_000,
   );
+
+  it('stores what upstreams send that PostgreSQL cannot hold (NUL, unpaired surrogates) repaired, never as a 500', async () => {
+    const sources = await t.http.get('/v1/tools/sources/mcp/flood/health').set(bearer(t.adminKey)).expect(200);
+    expect(sources.body.discovery.error).toContain("'nul'");
+    const listed = await t.http.get('/v1/tools?q=flood-garbled').set(bearer(t.adminKey)).expect(200);
+    const garbledId = (listed.body.data as { id: string }[])[0].id;
+    await t.http.put(`/v1/tools/${garbledId}`).set(bearer(t.adminKey)).send({ audit_level: 'full' }).expect(200);
+
+    const direct = await call('flood-garbled').expect(200);
+    expect(direct.body.status).toBe('completed');
+    expect(direct.body.output.content[0].text).toBe('nul\uFFFD and lone \uFFFD surrogate');
+
+    upstream.script(
+      { toolCalls: [{ name: 'echo', arguments: '{"text":"model \\u0000 \\ud800"}' }] },
+      { text: 'done \u0000 \ud800' },
+    );
+    const response = await client.responses.create({
+      model: 'm',
+      input: 'go',
+      tools: [{ type: 'function', name: 'echo', parameters: null, strict: null }],
+    });
+    expect(response.status).toBe('completed');
+    const stored = await client.responses.retrieve(response.id);
+    expect(stored.output_text).toBe('done \uFFFD \uFFFD');
+    const audit = await t.http.get('/v1/tools/audit?tool_name=flood-garbled').set(bearer(t.adminKey)).expect(200);
+    expect(audit.body.data[0]).toMatchObject({ status: 'success', output: expect.stringContaining('nul\uFFFD') });
+    await healthy();
+  });
 
   it('closes slow request bodies: unauthenticated at once (401), authenticated at server.body_timeout', async () => {
     const head = (authorization: string) =>

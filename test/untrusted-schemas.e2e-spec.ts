@@ -37,7 +37,7 @@ describe.each(ENGINES)('untrusted tool schemas and descriptions (%s)', (engine: 
     server.setTool(mcpTool('lookahead', 'Checks a password.', schemaWithPattern(LOOKAHEAD)));
     server.setTool(mcpTool('exponential', 'Matches runs of a.', schemaWithPattern(EXPONENTIAL)));
     t = await startApp(engine, { config: noFileSearch });
-  }, 60_000);
+  });
   afterAll(async () => {
     await t?.close();
     await server?.stop();

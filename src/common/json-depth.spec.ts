@@ -1,4 +1,4 @@
-import { findTooDeep } from './json-depth';
+import { findTooDeep, storableJson } from './json-depth';
 
 describe('findTooDeep', () => {
   const deep = (levels: number) => JSON.parse('[{"k":'.repeat(levels) + '1' + '}]'.repeat(levels)) as unknown;
@@ -16,5 +16,17 @@ describe('findTooDeep', () => {
 
   it('quotes keys that are not plain names', () => {
     expect(findTooDeep({ 'a b': { 'c.d': {} } }, 2, 'x')).toBe('x["a b"]["c.d"]');
+  });
+});
+
+describe('storableJson', () => {
+  it('returns the value itself when every string can be stored', () => {
+    const value = { a: ['x', { b: 'é😀' }], n: 1 };
+    expect(storableJson(value)).toBe(value);
+  });
+
+  it('replaces NUL and unpaired surrogates in keys and strings at any depth, keeping pairs', () => {
+    const value = { 'k\u0000': [{ t: 'a\u0000b\ud800c' }, '😀\udc00'], ok: true };
+    expect(storableJson(value)).toEqual({ 'k\uFFFD': [{ t: 'a\uFFFDb\uFFFDc' }, '😀\uFFFD'], ok: true });
   });
 });

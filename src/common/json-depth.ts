@@ -42,6 +42,28 @@ export function findTooDeep(value: unknown, maxDepth: number, root = ''): string
  */
 export const isStorableString = (text: string): boolean => !text.includes('\u0000') && text.isWellFormed();
 
+/** `text` with each NUL and each unpaired surrogate replaced by U+FFFD, the way a decoder shows bytes it cannot read. */
+export const storableText = (text: string): string =>
+  isStorableString(text) ? text : text.replaceAll('\u0000', '\uFFFD').toWellFormed();
+
+/**
+ * `value` (JSON) with every key and string PostgreSQL cannot store repaired by storableText. What upstreams send
+ * (tool results, model output) is stored as it came, so a server answering a NUL must not turn into a failed
+ * insert. The common case, nothing to repair, is one linear scan and returns `value` itself; otherwise the copy
+ * is made by the native JSON parser, bottom-up. Run it after the depth check.
+ */
+export function storableJson<T>(value: T): T {
+  if (findUnstorableString(value) === undefined) return value;
+  return JSON.parse(JSON.stringify(value), (_key, inner: unknown) => {
+    if (typeof inner === 'string') return storableText(inner);
+    if (inner === null || typeof inner !== 'object' || Array.isArray(inner)) return inner;
+    const entries = Object.entries(inner);
+    return entries.every(([key]) => isStorableString(key))
+      ? inner
+      : Object.fromEntries(entries.map(([key, field]) => [storableText(key), field]));
+  }) as T;
+}
+
 /**
  * The path of the first string (key or value) in `value` that PostgreSQL cannot store, or undefined. Iterative
  * and linear in the size of the value; run it after the depth check.

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { ChatCompletionToolChoiceOption } from 'openai/resources/chat/completions';
 import type { Clock } from '../common/clock';
 import { newId } from '../common/ids';
-import { findTooDeep } from '../common/json-depth';
+import { findTooDeep, storableJson, storableText } from '../common/json-depth';
 import { unixSeconds } from '../common/time';
 import type { Identity } from '../tenancy/request-context';
 import type { ToolDispatcher } from '../tools/invocation/tool-dispatcher';
@@ -212,11 +212,13 @@ export class ResponseLoop {
   }
 
   private closeMessage(message: { item: Item; index: number; text: string }, status: 'completed' | 'incomplete') {
-    const part = { type: 'output_text', text: message.text, annotations: [], logprobs: [] };
+    // Deltas are passed on as they come (a surrogate pair may be split between two); the whole text is stored.
+    const text = storableText(message.text);
+    const part = { type: 'output_text', text, annotations: [], logprobs: [] };
     const item: Item = { ...message.item, status, content: [part] };
     this.output[message.index] = { item };
     const where = { item_id: item.id, output_index: message.index, content_index: 0 };
-    this.send('response.output_text.done', { ...where, text: message.text, logprobs: [] });
+    this.send('response.output_text.done', { ...where, text, logprobs: [] });
     this.send('response.content_part.done', { ...where, part });
     this.send('response.output_item.done', { output_index: message.index, item });
   }
@@ -390,7 +392,8 @@ export class ResponseLoop {
     if (findTooDeep(value, this.setup.maxJsonDepth, 'arguments') !== undefined) {
       return { error: `arguments are nested more than ${this.setup.maxJsonDepth} levels deep` };
     }
-    return { value: value as Record<string, unknown> };
+    // The model's arguments reach the audit trail: what PostgreSQL cannot store is repaired, as in tool results.
+    return { value: storableJson(value as Record<string, unknown>) };
   }
 
   private endingFor(error: unknown): Ending {

@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
 import { AnswerTooLargeError, cappedFetch } from '../common/capped-stream';
+import { storableText } from '../common/json-depth';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import type { UpstreamSettings } from './upstream-settings';
 
@@ -105,7 +106,10 @@ export class UpstreamModel {
     } catch (error) {
       throw describe(error, signal, this.settings.timeoutMs);
     }
-    result.toolCalls = [...calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
+    // Stored as items: what PostgreSQL cannot store is repaired once the whole call is known.
+    result.toolCalls = [...calls.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([, call]) => ({ ...call, name: storableText(call.name), arguments: storableText(call.arguments) }));
     return result;
   }
 }

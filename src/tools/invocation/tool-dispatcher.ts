@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, Logger, Optional } from '@nestjs/common';
 import { Clock } from '../../common/clock';
 import { newId } from '../../common/ids';
-import { findTooDeep } from '../../common/json-depth';
+import { findTooDeep, storableJson, storableText } from '../../common/json-depth';
 import { tooDeepMessage } from '../../common/json-depth.middleware';
 import { formatViolations, JsonSchemaValidator } from '../../common/json-schema';
 import { unixSeconds } from '../../common/time';
@@ -275,14 +275,14 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
   }
 
   private judgeResult(tool: ResolvedTool, result: Execution): CallEnd {
-    if ('refusal' in result) return failure(result.refusal.code, result.refusal.message);
+    if ('refusal' in result) return failure(result.refusal.code, storableText(result.refusal.message));
     const outcome = this.checkResult(tool, result.payload, result.isError);
     // A flagged result still goes to the caller, marked, whether it succeeded or failed.
     return result.injectionSuspected ? { ...outcome, injectionSuspected: true } : outcome;
   }
 
-  private checkResult(tool: ResolvedTool, payload: ToolPayload, isError: boolean): CallEnd {
-    const output = outputOf(payload);
+  private checkResult(tool: ResolvedTool, sent: ToolPayload, isError: boolean): CallEnd {
+    let output = outputOf(sent);
     // Results often come from remote servers: one nested too deep to walk fails this call, not the process.
     const maxDepth = this.config.server.max_json_depth;
     const tooDeepAt = findTooDeep(output, maxDepth, 'output');
@@ -292,6 +292,9 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
         `Tool '${tool.name}' returned a result nested more than ${maxDepth} levels deep (at '${tooDeepAt}')`,
       );
     }
+    // Stored in the audit trail and in response items as it is passed on: repaired once, here.
+    const payload = storableJson(sent);
+    if (payload !== sent) output = outputOf(payload);
     if (isError) {
       return {
         status: 'failed',

@@ -3,6 +3,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Counter } from 'prom-client';
 import { DataSource, EntityManager } from 'typeorm';
 import { Clock } from '../../common/clock';
+import { findUnstorableString, storableText } from '../../common/json-depth';
 import { schemaProblems } from '../../common/json-schema';
 import { withTimeout } from '../../common/timeout';
 import { AppConfig } from '../../config/app-config';
@@ -146,6 +147,16 @@ export class McpDiscoveryService {
       if (problem) {
         const param = `${problem.field === 'schema' ? 'input_schema' : 'output_schema'}${problem.violation.path.slice(1)}`;
         rejected.push({ tool: tool.name, param, message: `${param} ${problem.violation.message}` });
+        continue;
+      }
+      const unstorable = findUnstorableString({ name: tool.name, ...content });
+      if (unstorable !== undefined) {
+        const param = unstorable.replace(/^schema\b/, 'input_schema').replace(/^outputSchema\b/, 'output_schema');
+        rejected.push({
+          tool: storableText(tool.name),
+          param,
+          message: `${param} contains a NUL character (\\u0000) or an unpaired surrogate, which the catalog cannot store`,
+        });
         continue;
       }
       tools.push(tool);

@@ -2,6 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { type Tool, ToolSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { storableText } from '../../common/json-depth';
 import { mcpToolSchema } from '../mcp-tool-schema';
 
 /** A page of tools/list with each tool still unchecked: one malformed tool must not cost the server's others. */
@@ -35,7 +36,8 @@ export async function listToolsPage(
  */
 export function offeredTool(offered: unknown): { tool: Tool } | { rejected: RejectedTool } {
   const raw = (typeof offered === 'object' && offered !== null ? offered : {}) as Record<string, unknown>;
-  const name = typeof raw.name === 'string' ? raw.name.slice(0, 256) : '(unnamed)';
+  // Shown and kept in the source's discovery error: repaired so that it can be stored.
+  const name = typeof raw.name === 'string' ? storableText(raw.name.slice(0, 256)) : '(unnamed)';
   const schemas: Record<string, unknown> = {};
   for (const [field, param] of [
     ['inputSchema', 'input_schema'],
