@@ -3,25 +3,11 @@ import type { VectorStoreFile } from 'openai/resources/vector-stores/files';
 import type { ConfigInput } from '../src/config/config.schema';
 import { startApp, TestApp } from './support/app';
 import { createTestDatabase, ENGINES, TestDatabase } from './support/databases';
-import { waitFor } from './support/wait';
+import { settledFile } from './support/vector-stores';
 
 const sdk = (t: TestApp) => new OpenAI({ baseURL: `${t.baseUrl}/v1`, apiKey: t.adminKey, maxRetries: 0 });
 
-/** Waits through the HTTP API until the file leaves in_progress, checking /healthz answers all along. */
-async function settled(t: TestApp, storeId: string, fileId: string): Promise<VectorStoreFile> {
-  const client = sdk(t);
-  let file = await client.vectorStores.files.retrieve(fileId, { vector_store_id: storeId });
-  await waitFor(
-    async () => {
-      expect((await fetch(`${t.baseUrl}/healthz`)).status).toBe(200);
-      file = await client.vectorStores.files.retrieve(fileId, { vector_store_id: storeId });
-      return file.status !== 'in_progress';
-    },
-    100_000,
-    `${fileId} to be indexed`,
-  );
-  return file;
-}
+const settled = (t: TestApp, storeId: string, fileId: string) => settledFile(sdk(t), t.baseUrl, storeId, fileId);
 
 /** The Toolgate extension on the vector store file object (the SDK's type does not know it). */
 const progressOf = (file: VectorStoreFile) => (file as VectorStoreFile & { progress: unknown }).progress;

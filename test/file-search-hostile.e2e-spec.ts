@@ -2,7 +2,7 @@ import OpenAI, { toFile } from 'openai';
 import { startApp, TestApp } from './support/app';
 import { ENGINES } from './support/databases';
 import { makeDocx, makePdf } from '../bench/support/documents';
-import { waitFor } from './support/wait';
+import { settledFile } from './support/vector-stores';
 
 const MB = 1024 * 1024;
 
@@ -38,20 +38,7 @@ describe.each(ENGINES)('file_search with hostile documents (%s)', (engine) => {
   const upload = async (name: string, content: Buffer) =>
     (await client.files.create({ file: await toFile(content, name), purpose: 'assistants' })).id;
 
-  /** Waits through the HTTP API until the file leaves in_progress, checking /healthz answers meanwhile. */
-  const settled = async (storeId: string, fileId: string) => {
-    let file = await client.vectorStores.files.retrieve(fileId, { vector_store_id: storeId });
-    await waitFor(
-      async () => {
-        expect((await fetch(`${t.baseUrl}/healthz`)).status).toBe(200);
-        file = await client.vectorStores.files.retrieve(fileId, { vector_store_id: storeId });
-        return file.status !== 'in_progress';
-      },
-      60_000,
-      `${fileId} to be indexed`,
-    );
-    return file;
-  };
+  const settled = (storeId: string, fileId: string) => settledFile(client, t.baseUrl, storeId, fileId, 60_000);
 
   it('fails a zip bomb, an oversized PDF, a memory hog and a corrupt file alone, and indexes the rest', async () => {
     // 20 MB of XML deflated to a few KB; its central directory declares the 20 MB, over the 8 MB cap.
