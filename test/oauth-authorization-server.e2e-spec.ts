@@ -432,6 +432,26 @@ describe.each(ENGINES)('the built-in OAuth authorization server (%s)', (engine) 
     expect((await initialize(other.body.access_token)).status).toBe(200);
   });
 
+  it.each(['refresh token', 'code'])(
+    'ends the whole grant when the same %s is presented several times at once: no successor survives',
+    async (what) => {
+      const grant = await codeFor();
+      const spent = what === 'code' ? undefined : (await exchange(grant).expect(200)).body.refresh_token;
+      const present = () => (spent ? refresh(grant.clientId, spent) : exchange(grant));
+      const answers = await Promise.all(Array.from({ length: 10 }, present));
+      const issued = answers.filter((answer) => answer.status === 200);
+      expect(issued.length).toBeLessThanOrEqual(1);
+      expect(answers.filter((answer) => answer.status === 400).map((answer) => answer.body.error)).toEqual(
+        Array(answers.length - issued.length).fill('invalid_grant'),
+      );
+      // Whichever presentation came first, the others were replays: what it was given is revoked with the grant.
+      for (const answer of issued) {
+        expectError(await initialize(answer.body.access_token), 401, { code: 'revoked_token' });
+        expect((await refresh(grant.clientId, answer.body.refresh_token)).body.error).toBe('invalid_grant');
+      }
+    },
+  );
+
   it('revokes the tokens issued for a code when the code is presented again', async () => {
     const grant = await codeFor();
     const tokens = (await exchange(grant).expect(200)).body;

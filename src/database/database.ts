@@ -1,8 +1,11 @@
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import type { Config } from '../config/config.schema';
 import { createDataSource, MappedEntities, RESERVED_CONNECTIONS } from './data-source.factory';
 import { EmbeddedPostgres } from './embedded-postgres';
 import { runMigrations } from './migrations';
+
+/** Where a repository's SQL runs: the DataSource, or a transaction's EntityManager when it is part of one. */
+export type Queryable = Pick<EntityManager, 'query'>;
 
 /**
  * The service's database: PostgreSQL at `database.url`, or embedded PGlite under the data directory

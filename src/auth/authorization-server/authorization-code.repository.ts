@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import type { Queryable } from '../../database/database';
 
 /** An issued authorization code, stored by the hash of the code. */
 export interface CodeRow {
@@ -40,9 +41,14 @@ export class AuthorizationCodeRepository {
    * Marks the code spent and answers what it granted: a code is spent by its first exchange, which starts the
    * grant `familyId`. Undefined when the code is unknown or already spent.
    */
-  async spend(codeHash: string, familyId: string, now: Date): Promise<CodeRow | undefined> {
+  async spend(
+    codeHash: string,
+    familyId: string,
+    now: Date,
+    db: Queryable = this.dataSource,
+  ): Promise<CodeRow | undefined> {
     // TypeORM answers a DELETE or UPDATE with [rows, affected count].
-    const [rows] = (await this.dataSource.query(
+    const [rows] = (await db.query(
       `UPDATE oauth_authorization_codes SET used_at = $3, family_id = $2 WHERE code_hash = $1 AND used_at IS NULL
        RETURNING client_id, redirect_uri, code_challenge, resource, scope, api_key_id, expires_at`,
       [codeHash, familyId, now],

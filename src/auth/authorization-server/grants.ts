@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
+import { DataSource, EntityManager } from 'typeorm';
 import { ApiError } from '../../common/api-error';
 import { Clock } from '../../common/clock';
 import { randomToken } from '../../common/ids';
@@ -7,7 +8,7 @@ import { AppConfig } from '../../config/app-config';
 import { ApiKeysService } from '../api-keys.service';
 import { AccessTokens } from './access-tokens';
 import { ActiveGrants } from './active-grants';
-import { AuthorizationCodeRepository } from './authorization-code.repository';
+import { AuthorizationCodeRepository, CodeRow } from './authorization-code.repository';
 import { OAuthClients } from './oauth-clients';
 import { OAuthError } from './oauth-error';
 import { verifierMatches } from './pkce';
@@ -54,6 +55,7 @@ export class Grants {
     private readonly accessTokens: AccessTokens,
     private readonly activeGrants: ActiveGrants,
     private readonly clients: OAuthClients,
+    private readonly dataSource: DataSource,
   ) {}
 
   async issueCode(approved: ApprovedAuthorization): Promise<string> {
@@ -90,28 +92,20 @@ export class Grants {
   }): Promise<TokenResponse> {
     const codeHash = hash(request.code);
     const familyId = randomToken(24);
-    const code = await this.codes.spend(codeHash, familyId, this.clock.now());
-    if (!code) {
+    const now = this.clock.now();
+    const exchange = await this.inOneTransaction(async (db) => {
+      const code = await this.codes.spend(codeHash, familyId, now, db);
+      if (!code) return 'replayed';
+      const refusal = codeRefusal(code, request, now);
+      return refusal ?? this.storeRefreshToken({ ...code, family_id: familyId }, db);
+    });
+    if (exchange === 'replayed') {
       // A code presented twice: the tokens issued for its first exchange are revoked (RFC 6749 section 4.1.2).
       const grantId = await this.codes.grantOfSpent(codeHash);
       if (grantId) await this.activeGrants.revoke(grantId);
-    }
-    if (!code || code.expires_at.getTime() <= this.clock.now().getTime()) {
       throw new OAuthError('invalid_grant', 'The authorization code is unknown, expired or already used');
     }
-    if (code.client_id !== request.clientId) {
-      throw new OAuthError('invalid_grant', 'The authorization code was issued to another client');
-    }
-    if (request.redirectUri !== code.redirect_uri) {
-      throw new OAuthError('invalid_grant', 'redirect_uri must be the one sent with the authorization request');
-    }
-    if (!request.codeVerifier || !verifierMatches(request.codeVerifier, code.code_challenge)) {
-      throw new OAuthError('invalid_grant', 'The code_verifier does not match the code_challenge (PKCE S256)');
-    }
-    if (request.resource !== undefined && request.resource !== code.resource) {
-      throw new OAuthError('invalid_target', 'resource must be the one the authorization was granted for');
-    }
-    return this.tokens({ ...code, family_id: familyId });
+    return this.tokens(exchange);
   }
 
   /** The refresh_token grant with rotation (OAuth 2.1 section 4.3.1): the old token is spent. */
@@ -122,8 +116,14 @@ export class Grants {
     scope: string | undefined;
   }): Promise<TokenResponse> {
     const tokenHash = hash(request.refreshToken);
-    const token = await this.refreshTokens.spend(tokenHash, request.clientId, this.clock.now());
-    if (!token) {
+    const now = this.clock.now();
+    const rotation = await this.inOneTransaction(async (db) => {
+      const token = await this.refreshTokens.spend(tokenHash, request.clientId, now, db);
+      if (!token) return 'replayed';
+      const refusal = refreshRefusal(token, request, now);
+      return refusal ?? this.storeRefreshToken(token, db);
+    });
+    if (rotation === 'replayed') {
       // A spent token presented again: its whole grant is revoked, refresh and access tokens (RFC 9700 4.14.2).
       const grantId = await this.refreshTokens.familyOfSpent(tokenHash);
       if (grantId) await this.activeGrants.revoke(grantId);
@@ -132,39 +132,45 @@ export class Grants {
         'The refresh token is unknown, revoked, already used or was issued to another client',
       );
     }
-    if (token.expires_at.getTime() <= this.clock.now().getTime()) {
-      throw new OAuthError('invalid_grant', 'The refresh token has expired');
-    }
-    if (request.resource !== undefined && request.resource !== token.resource) {
-      throw new OAuthError('invalid_target', 'resource must be the one the authorization was granted for');
-    }
-    if (request.scope !== undefined) {
-      const granted = token.scope.split(' ');
-      if (!request.scope.split(' ').every((scope) => granted.includes(scope))) {
-        throw new OAuthError('invalid_scope', 'A refresh may not ask for scopes beyond the original grant');
-      }
-    }
-    return this.tokens(token);
+    return this.tokens(rotation);
   }
 
-  /** New tokens for a grant, once the API key behind it is found still active. */
-  private async tokens(grant: Omit<RefreshRow, 'expires_at'>): Promise<TokenResponse> {
-    const identity = await this.apiKeys.authenticateById(grant.api_key_id).catch((error: unknown) => {
-      if (error instanceof ApiError) throw new OAuthError('invalid_grant', `${error.message}: authorize again`);
-      throw error;
-    });
+  /**
+   * Spending a code or refresh token and storing its successor are one transaction, the spent row locked until
+   * the successor is stored: a replay of the same code or token waits for that, so the revocation it triggers
+   * finds the successor and cannot be undone by it. A refused exchange still commits: the code or token is
+   * spent, good or bad. The successor is handed back to be checked and turned into tokens after the commit.
+   */
+  private async inOneTransaction(
+    work: (db: EntityManager) => Promise<OAuthError | 'replayed' | IssuedRefresh>,
+  ): Promise<'replayed' | IssuedRefresh> {
+    const outcome = await this.dataSource.transaction(work);
+    if (outcome instanceof OAuthError) throw outcome;
+    return outcome;
+  }
+
+  private async storeRefreshToken(grant: Omit<RefreshRow, 'expires_at'>, db: EntityManager): Promise<IssuedRefresh> {
     const refreshToken = `tgr_${randomToken(43)}`;
     const now = this.clock.now();
     // Spent tokens are kept until they expire, to recognise a replay; past that they are dropped here.
-    await this.refreshTokens.deleteExpired(now);
+    await this.refreshTokens.deleteExpired(now, db);
+    const ttl = this.config.auth.oauth.authorization_server.refresh_token_ttl;
     await this.refreshTokens.insert(
       hash(refreshToken),
-      {
-        ...grant,
-        expires_at: new Date(now.getTime() + this.config.auth.oauth.authorization_server.refresh_token_ttl),
-      },
+      { ...grant, expires_at: new Date(now.getTime() + ttl) },
       now,
+      db,
     );
+    return { grant, refreshToken };
+  }
+
+  /** The token response, once the API key behind the grant is found still active; otherwise the grant ends. */
+  private async tokens({ grant, refreshToken }: IssuedRefresh): Promise<TokenResponse> {
+    const identity = await this.apiKeys.authenticateById(grant.api_key_id).catch(async (error: unknown) => {
+      if (!(error instanceof ApiError)) throw error;
+      await this.activeGrants.revoke(grant.family_id);
+      throw new OAuthError('invalid_grant', `${error.message}: authorize again`);
+    });
     const accessToken = this.accessTokens.issue({
       apiKeyId: grant.api_key_id,
       tenantId: identity.tenantId,
@@ -182,4 +188,56 @@ export class Grants {
       scope: grant.scope,
     };
   }
+}
+
+/** A refresh token just stored for a grant, not yet handed out. */
+interface IssuedRefresh {
+  grant: Omit<RefreshRow, 'expires_at'>;
+  refreshToken: string;
+}
+
+function codeRefusal(
+  code: CodeRow,
+  request: {
+    clientId: string;
+    redirectUri: string | undefined;
+    codeVerifier: string | undefined;
+    resource: string | undefined;
+  },
+  now: Date,
+): OAuthError | undefined {
+  if (code.expires_at.getTime() <= now.getTime()) {
+    return new OAuthError('invalid_grant', 'The authorization code is unknown, expired or already used');
+  }
+  if (code.client_id !== request.clientId) {
+    return new OAuthError('invalid_grant', 'The authorization code was issued to another client');
+  }
+  if (request.redirectUri !== code.redirect_uri) {
+    return new OAuthError('invalid_grant', 'redirect_uri must be the one sent with the authorization request');
+  }
+  if (!request.codeVerifier || !verifierMatches(request.codeVerifier, code.code_challenge)) {
+    return new OAuthError('invalid_grant', 'The code_verifier does not match the code_challenge (PKCE S256)');
+  }
+  if (request.resource !== undefined && request.resource !== code.resource) {
+    return new OAuthError('invalid_target', 'resource must be the one the authorization was granted for');
+  }
+  return undefined;
+}
+
+function refreshRefusal(
+  token: RefreshRow,
+  request: { resource: string | undefined; scope: string | undefined },
+  now: Date,
+): OAuthError | undefined {
+  if (token.expires_at.getTime() <= now.getTime()) {
+    return new OAuthError('invalid_grant', 'The refresh token has expired');
+  }
+  if (request.resource !== undefined && request.resource !== token.resource) {
+    return new OAuthError('invalid_target', 'resource must be the one the authorization was granted for');
+  }
+  const granted = token.scope.split(' ');
+  if (request.scope !== undefined && !request.scope.split(' ').every((scope) => granted.includes(scope))) {
+    return new OAuthError('invalid_scope', 'A refresh may not ask for scopes beyond the original grant');
+  }
+  return undefined;
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import type { Queryable } from '../../database/database';
 
 /** What a refresh token grants, stored by the hash of the token. */
 export interface RefreshRow {
@@ -16,8 +17,8 @@ export interface RefreshRow {
 export class RefreshTokenRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  async insert(tokenHash: string, token: RefreshRow, now: Date): Promise<void> {
-    await this.dataSource.query(
+  async insert(tokenHash: string, token: RefreshRow, now: Date, db: Queryable = this.dataSource): Promise<void> {
+    await db.query(
       `INSERT INTO oauth_refresh_tokens
          (token_hash, family_id, client_id, resource, scope, api_key_id, expires_at, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
@@ -39,9 +40,14 @@ export class RefreshTokenRepository {
    * spent, or another client's (which leaves it unspent: presenting it under a wrong client_id costs its owner
    * nothing).
    */
-  async spend(tokenHash: string, clientId: string, now: Date): Promise<RefreshRow | undefined> {
+  async spend(
+    tokenHash: string,
+    clientId: string,
+    now: Date,
+    db: Queryable = this.dataSource,
+  ): Promise<RefreshRow | undefined> {
     // TypeORM answers a DELETE or UPDATE with [rows, affected count].
-    const [rows] = (await this.dataSource.query(
+    const [rows] = (await db.query(
       `UPDATE oauth_refresh_tokens SET used_at = $3 WHERE token_hash = $1 AND client_id = $2 AND used_at IS NULL
        RETURNING family_id, client_id, resource, scope, api_key_id, expires_at`,
       [tokenHash, clientId, now],
@@ -72,7 +78,7 @@ export class RefreshTokenRepository {
     return rows.length > 0;
   }
 
-  async deleteExpired(now: Date): Promise<void> {
-    await this.dataSource.query(`DELETE FROM oauth_refresh_tokens WHERE expires_at < $1`, [now]);
+  async deleteExpired(now: Date, db: Queryable = this.dataSource): Promise<void> {
+    await db.query(`DELETE FROM oauth_refresh_tokens WHERE expires_at < $1`, [now]);
   }
 }
