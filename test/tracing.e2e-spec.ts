@@ -162,6 +162,19 @@ describe('OpenTelemetry tracing', () => {
     const request = receiver.byId(toolCall.parentSpanId)!;
     expect(request).toMatchObject({ name: 'POST /v1/tool_calls', kind: SERVER_KIND, parentSpanId: caller.spanId });
     expect(toolCall.attributes['toolgate.tool_call.outcome']).toBe('completed');
+    // The audit record's writes, which the call waits for, are its children; the audit keeps the arguments,
+    // their spans do not.
+    const auditWrites = receiver.spans.filter(
+      (span) => span.traceId === caller.traceId && span.name.endsWith(' tool_audit_records'),
+    );
+    expect(auditWrites.map((span) => span.name).sort()).toEqual([
+      'INSERT tool_audit_records',
+      'UPDATE tool_audit_records',
+    ]);
+    for (const span of auditWrites) {
+      expect(span).toMatchObject({ parentSpanId: toolCall.spanId, kind: CLIENT_KIND });
+      expect(span.attributes['db.collection.name']).toBe('tool_audit_records');
+    }
     expect(receiver.bodies.join('\n')).not.toContain(SECRET_ARGUMENT);
   });
 
