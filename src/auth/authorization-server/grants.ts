@@ -147,8 +147,18 @@ export class Grants {
     return this.tokens(token);
   }
 
-  /** New tokens for a grant, once the API key behind it is found still active. */
+  /**
+   * New tokens for a grant, once the API key behind it is found still active. A grant is bound to the issuer
+   * that made it (MCP 2026-07-28): one made for another resource, by another deployment on the same database or
+   * before this server's URL changed, is refused rather than turned into tokens of this issuer.
+   */
   private async tokens(grant: Omit<RefreshRow, 'expires_at'>): Promise<TokenResponse> {
+    if (grant.resource !== this.config.auth.oauth.resource) {
+      throw new OAuthError(
+        'invalid_grant',
+        `The grant was made by another authorization server: register and authorize again with ${this.config.auth.oauth.issuer}`,
+      );
+    }
     const identity = await this.apiKeys.authenticateById(grant.api_key_id).catch((error: unknown) => {
       if (error instanceof ApiError) throw new OAuthError('invalid_grant', `${error.message}: authorize again`);
       throw error;
