@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { randomBytes } from 'node:crypto';
+import { FakeChatServer } from '../bench/support/fake-chat-server';
 import { bearer, startApp, TestApp } from './support/app';
 import { memberKey } from './support/catalog';
 import { MutableMcpServer } from './support/mcp-servers';
@@ -32,16 +33,20 @@ function lookupTool(server: MutableMcpServer): void {
 describe('OpenTelemetry tracing', () => {
   let receiver: OtlpReceiver;
   let upstream: MutableMcpServer;
+  let model: FakeChatServer;
   let t: TestApp;
   let key: string;
 
   beforeAll(async () => {
     receiver = await new OtlpReceiver().start();
     upstream = await new MutableMcpServer().start();
+    model = await FakeChatServer.start();
     lookupTool(upstream);
     t = await startApp('postgres', {
       config: {
         builtins: { file_search: { enabled: false } },
+        engine: { upstream: { url: model.url, model: 'local-model' } },
+        catalog: { review: { judge_with_engine_upstream: false } },
         mcp_servers: [{ name: 'up', url: upstream.url, refresh_interval: '1h' }],
         observability: {
           tracing: { otlp_endpoint: receiver.url, service_name: 'toolgate-test', export_delay: '100ms' },
@@ -54,6 +59,7 @@ describe('OpenTelemetry tracing', () => {
   afterAll(async () => {
     await t?.close();
     await upstream?.stop();
+    await model?.close();
     await receiver?.stop();
   });
 
@@ -176,6 +182,23 @@ describe('OpenTelemetry tracing', () => {
       expect(span.attributes['db.collection.name']).toBe('tool_audit_records');
     }
     expect(receiver.bodies.join('\n')).not.toContain(SECRET_ARGUMENT);
+  });
+
+  it('traces a /v1/responses model turn as a client span of the request, and tells the model server', async () => {
+    const caller = traceparent();
+    model.script({ text: 'Hello' });
+    await t.http
+      .post('/v1/responses')
+      .set(bearer(key))
+      .set('traceparent', caller.header)
+      .send({ model: 'any', input: 'hi' })
+      .expect(200);
+    const inTrace = () => receiver.spans.filter((span) => span.traceId === caller.traceId);
+    await waitFor(() => inTrace().some((span) => span.name === 'chat local-model'), 10_000, 'the model turn span');
+    const turn = inTrace().find((span) => span.name === 'chat local-model')!;
+    expect(turn).toMatchObject({ kind: CLIENT_KIND, attributes: { 'gen_ai.request.model': 'local-model' } });
+    expect(receiver.byId(turn.parentSpanId)).toMatchObject({ name: 'POST /v1/responses', parentSpanId: caller.spanId });
+    expect(model.requests.at(-1)!.headers.traceparent).toBe(`00-${caller.traceId}-${turn.spanId}-01`);
   });
 
   it('records how a refused call ended: an unknown tool has no tool name, a bad argument is invalid', async () => {

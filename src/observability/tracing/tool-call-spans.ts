@@ -40,6 +40,16 @@ export function traceResolvedTool(tracing: Tracing, toolName: string, source: st
   tracing.annotate({ [TOOL_CALL_ATTRIBUTES.tool]: toolName, [TOOL_CALL_ATTRIBUTES.source]: source });
 }
 
+/** A client span around one turn of the upstream model (one streamed Chat Completions request). */
+export function traceModelTurn<T>(tracing: Tracing, model: string, turn: () => Promise<T>): Promise<T> {
+  if (!tracing.enabled) return turn();
+  return tracing.inSpan(
+    `chat ${model}`,
+    { kind: SpanKind.CLIENT, attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': model } },
+    turn,
+  );
+}
+
 /** A client span around one request to an upstream MCP server; `meta` is the trace context for its `_meta`. */
 export function traceUpstreamMcpCall<T>(
   tracing: Tracing,

@@ -12,11 +12,13 @@ import {
 } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import type { TracerProvider } from '@opentelemetry/sdk-trace';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { version } from '../../../package.json';
 import { AppConfig } from '../../config/app-config';
 import { activeTraceContext, extractTraceContext } from './trace-context';
 import { createTracerProvider } from './tracer-provider';
+
+/** A fetch function, whatever forms of URL it takes. */
+type FetchOf<Url> = (url: Url, init?: RequestInit) => Promise<Response>;
 
 /** What a caller gets in place of a span while tracing is off: every method does nothing. */
 const NON_RECORDING_SPAN = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
@@ -104,7 +106,7 @@ export class Tracing implements OnApplicationShutdown {
   }
 
   /** A fetch that sends the active trace context as W3C headers on every request it makes. */
-  propagatingFetch(fetch: FetchLike): FetchLike {
+  propagatingFetch<Url>(fetch: FetchOf<Url>): FetchOf<Url> {
     if (!this.enabled) return fetch;
     return (url, init) => {
       const carrier = activeTraceContext();
