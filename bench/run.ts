@@ -8,6 +8,7 @@ import { run as mcp } from './mcp.bench';
 import { run as outputScan } from './output-scan.bench';
 import { run as redaction } from './redaction.bench';
 import { run as toolSearch } from './tool-search.bench';
+import { run as tracing } from './tracing.bench';
 import { run as responses } from './responses.bench';
 import { run as reviewHeldout } from './review-heldout.bench';
 import { run as reviewJudge } from './review-judge.bench';
@@ -28,6 +29,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   'review-judge': reviewJudge,
   'untrusted-input': untrustedInput,
   'output-scan': outputScan,
+  tracing,
 };
 
 async function main(): Promise<void> {

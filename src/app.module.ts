@@ -13,6 +13,7 @@ import type { Config } from './config/config.schema';
 import { Database } from './database/database';
 import { loggingParams } from './observability/logging';
 import { HttpMetricsMiddleware } from './observability/http-metrics';
+import { HttpTracingMiddleware } from './observability/tracing/http-tracing.middleware';
 import { ObservabilityModule } from './observability/observability.module';
 import { TenancyModule } from './tenancy/tenancy.module';
 import { ProviderModule } from './tools/builtins/builtin-modules';
@@ -46,7 +47,8 @@ export class AppModule implements NestModule {
   /**
    * All of the application's middleware, in the order it runs. Before it, the libraries' global modules
    * mount theirs: pino-http (request log, request id) and nestjs-cls (the per-request context).
-   * 1. HTTP metrics, then the provider-API metrics: first, so every request is counted, refused ones too.
+   * 1. The request's trace span (active for all that follows), HTTP metrics, then the provider-API metrics: first,
+   *    so every request is traced and counted, refused ones too.
    * 2. CORS for the allowed browser origins on /mcp, the OAuth metadata and endpoints, then the Origin check on
    *    /mcp, and CORS on the registry API /v0.1: route-specific. CORS comes first so that a preflight is answered
    *    before anything can refuse it, and every later answer (a 401 with its challenge, a 403) carries the CORS
@@ -57,7 +59,7 @@ export class AppModule implements NestModule {
    * handler into the envelope.
    */
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(HttpMetricsMiddleware, ProviderApiMetricsMiddleware).forRoutes('*');
+    consumer.apply(HttpTracingMiddleware, HttpMetricsMiddleware, ProviderApiMetricsMiddleware).forRoutes('*');
     const mcpRoutes = [
       { path: 'mcp', method: RequestMethod.ALL },
       { path: 'mcp/profiles/:agent_profile', method: RequestMethod.ALL },

@@ -6,9 +6,10 @@ import { AppConfig } from './config/app-config';
 import type { Config } from './config/config.schema';
 import { ChangeEvents } from './database/change-events';
 import { Database } from './database/database';
+import { Tracing } from './observability/tracing/tracing';
 
 /**
- * Configuration, time, database, change notifications and the JSON Schema validator: infrastructure that
+ * Configuration, time, database, change notifications, the JSON Schema validator and tracing: infrastructure that
  * knows no feature, available to every module. The only global module of ours; feature modules import
  * each other explicitly.
  */
@@ -25,8 +26,9 @@ export class CoreModule {
         { provide: DataSource, useValue: database.dataSource },
         ChangeEvents,
         JsonSchemaValidator,
+        Tracing,
       ],
-      exports: [AppConfig, Clock, Database, DataSource, ChangeEvents, JsonSchemaValidator],
+      exports: [AppConfig, Clock, Database, DataSource, ChangeEvents, JsonSchemaValidator, Tracing],
     };
   }
 }

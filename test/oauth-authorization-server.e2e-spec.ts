@@ -264,6 +264,8 @@ describe.each(ENGINES)('the built-in OAuth authorization server (%s)', (engine) 
       expect(back.origin + back.pathname).toBe(REDIRECT);
       expect(back.searchParams.get('error')).toBe('invalid_request');
       expect(back.searchParams.get('state')).toBe('xyz');
+      // RFC 9207: errors name their issuer too, so a client can tell which server answered.
+      expect(back.searchParams.get('iss')).toBe(base);
     }
   });
 
@@ -334,6 +336,21 @@ describe.each(ENGINES)('the built-in OAuth authorization server (%s)', (engine) 
     const unknown = await t.http.post('/register').send({ application_type: 'desktop', redirect_uris: [REDIRECT] });
     expect(unknown.status).toBe(400);
     expect(unknown.body).toEqual({ error: 'invalid_client_metadata', error_description: expect.stringMatching(/web/) });
+    const web = await t.http
+      .post('/register')
+      .send({ application_type: 'web', redirect_uris: ['https://app.example/callback'] })
+      .expect(201);
+    expect(web.body.application_type).toBe('web');
+    for (const loopback of [REDIRECT, 'http://localhost:8080/cb', 'http://[::1]/cb']) {
+      const refused = await t.http
+        .post('/register')
+        .send({ application_type: 'web', redirect_uris: ['https://app.example/callback', loopback] });
+      expect(refused.status).toBe(400);
+      expect(refused.body).toEqual({
+        error: 'invalid_redirect_uri',
+        error_description: expect.stringContaining('application_type native'),
+      });
+    }
   });
 
   it('forgets a registered client nobody authorized within unused_client_ttl, and keeps one that was used', async () => {
@@ -507,6 +524,7 @@ describe.each(ENGINES)('the built-in OAuth authorization server (%s)', (engine) 
     expect(noCookie.headers.get('location')).toBeNull();
     const denied = await post({ ...fields, decision: 'deny' });
     expect(new URL(denied.headers.get('location')!).searchParams.get('error')).toBe('access_denied');
+    expect(new URL(denied.headers.get('location')!).searchParams.get('iss')).toBe(base);
   });
 
   it('answers RFC 6749 errors on the token endpoint', async () => {
@@ -561,6 +579,70 @@ describe.each(ENGINES)('the built-in OAuth authorization server (%s)', (engine) 
   });
 });
 
+/** A flow started on `a` for `resource` and approved on `b`: the client and its code, not yet exchanged. */
+async function approvedCode(
+  a: TestApp,
+  b: TestApp,
+  resource: string,
+): Promise<{ clientId: string; code: string; verifier: string }> {
+  const apiKey = await memberKey(a, 'acme');
+  const clientId = (
+    await a.http
+      .post('/register')
+      .send({ redirect_uris: [REDIRECT] })
+      .expect(201)
+  ).body.client_id;
+  const { verifier, challenge } = pkce();
+  const query = new URLSearchParams({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    resource,
+  });
+  const page = await a.http.get(`/authorize?${query}`).expect(200);
+  const cookie = (page.headers['set-cookie'] as unknown as string[])[0].split(';')[0];
+  const approved = await b.http
+    .post('/authorize')
+    .set('Cookie', cookie)
+    .type('form')
+    .send({ ...hiddenFields(page.text), api_key: apiKey, decision: 'approve' })
+    .expect(303);
+  return { clientId, code: new URL(approved.headers.location).searchParams.get('code')!, verifier };
+}
+
+function exchangeOn(replica: TestApp, grant: { clientId: string; code: string; verifier: string }) {
+  return replica.http.post('/token').type('form').send({
+    grant_type: 'authorization_code',
+    client_id: grant.clientId,
+    code: grant.code,
+    code_verifier: grant.verifier,
+    redirect_uri: REDIRECT,
+  });
+}
+
+/** A flow started on `a` and approved on `b`, its code exchanged on `a`. */
+async function tokensAcross(
+  a: TestApp,
+  b: TestApp,
+  resource: string,
+): Promise<{ clientId: string; tokens: Record<string, string> }> {
+  const grant = await approvedCode(a, b, resource);
+  return { clientId: grant.clientId, tokens: (await exchangeOn(a, grant).expect(200)).body };
+}
+
+function refreshOn(replica: TestApp, clientId: string, refreshToken: string) {
+  return replica.http
+    .post('/token')
+    .type('form')
+    .send({ grant_type: 'refresh_token', client_id: clientId, refresh_token: refreshToken });
+}
+
+function initializeOn(replica: TestApp, token: string) {
+  return replica.http.post('/mcp').set(MCP_HEADERS).set(bearer(token)).send(INITIALIZE);
+}
+
 describe('the built-in authorization server on two replicas', () => {
   const resource = 'https://toolgate.example.com/mcp';
   const clock = new ManualClock();
@@ -578,73 +660,19 @@ describe('the built-in authorization server on two replicas', () => {
   }, 120_000);
   afterAll(() => cluster?.close());
 
-  /** A flow started on replica `a` and approved on `b`, its code exchanged on `a`. */
-  async function tokensAcross(a: TestApp, b: TestApp): Promise<{ clientId: string; tokens: Record<string, string> }> {
-    const apiKey = await memberKey(a, 'acme');
-    const clientId = (
-      await a.http
-        .post('/register')
-        .send({ redirect_uris: [REDIRECT] })
-        .expect(201)
-    ).body.client_id;
-    const { verifier, challenge } = pkce();
-    const query = new URLSearchParams({
-      response_type: 'code',
-      client_id: clientId,
-      redirect_uri: REDIRECT,
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-      resource,
-    });
-    const page = await a.http.get(`/authorize?${query}`).expect(200);
-    const cookie = (page.headers['set-cookie'] as unknown as string[])[0].split(';')[0];
-    const approved = await b.http
-      .post('/authorize')
-      .set('Cookie', cookie)
-      .type('form')
-      .send({ ...hiddenFields(page.text), api_key: apiKey, decision: 'approve' })
-      .expect(303);
-    const code = new URL(approved.headers.location).searchParams.get('code')!;
-    const tokens = (
-      await a.http
-        .post('/token')
-        .type('form')
-        .send({
-          grant_type: 'authorization_code',
-          client_id: clientId,
-          code,
-          code_verifier: verifier,
-          redirect_uri: REDIRECT,
-        })
-        .expect(200)
-    ).body;
-    return { clientId, tokens };
-  }
-
-  function refreshOn(replica: TestApp, clientId: string, refreshToken: string) {
-    return replica.http
-      .post('/token')
-      .type('form')
-      .send({ grant_type: 'refresh_token', client_id: clientId, refresh_token: refreshToken });
-  }
-
-  function initializeOn(replica: TestApp, token: string) {
-    return replica.http.post('/mcp').set(MCP_HEADERS).set(bearer(token)).send(INITIALIZE);
-  }
-
   it('signs with one shared key, and any replica completes a flow another one started', async () => {
     const [a, b] = cluster.replicas;
     const keysA = (await a.http.get('/.well-known/jwks.json').expect(200)).body;
     expect((await b.http.get('/.well-known/jwks.json').expect(200)).body).toEqual(keysA);
 
-    const { clientId, tokens } = await tokensAcross(a, b);
+    const { clientId, tokens } = await tokensAcross(a, b, resource);
     const renewed = (await refreshOn(b, clientId, tokens.refresh_token).expect(200)).body;
     for (const replica of [a, b]) expect((await initializeOn(replica, renewed.access_token)).status).toBe(200);
   });
 
   it('revokes a replayed grant on every replica, whichever saw the replay', async () => {
     const [a, b] = cluster.replicas;
-    const { clientId, tokens } = await tokensAcross(a, b);
+    const { clientId, tokens } = await tokensAcross(a, b, resource);
     // Both replicas have seen the grant active (and remember it) before the replay.
     for (const replica of [a, b]) expect((await initializeOn(replica, tokens.access_token)).status).toBe(200);
     await refreshOn(b, clientId, tokens.refresh_token).expect(200);
@@ -684,6 +712,67 @@ describe('the built-in authorization server on two replicas', () => {
       statuses.push((await replica.http.post('/register').send({ redirect_uris: [REDIRECT] })).status);
     }
     expect(statuses).toEqual([...Array(10).fill(201), 429, 429]);
+  });
+});
+
+describe('credentials bound to the authorization server that issued them (postgres)', () => {
+  // Two deployments on one database (so one signing key), each its own issuer: https://a.example, https://b.example.
+  const resourceA = 'https://a.example/mcp';
+  const resourceB = 'https://b.example/mcp';
+  let database: TestDatabase;
+  let a: TestApp;
+  let b: TestApp;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('postgres');
+    const adminKey = `tg_test_admin_${randomBytes(18).toString('base64url')}`;
+    const start = (resource: string) =>
+      startApp('postgres', {
+        database,
+        adminKey,
+        providers: TEST_PROVIDERS,
+        config: {
+          builtins: { testkit: { enabled: true }, file_search: { enabled: false } },
+          auth: { oauth: { resource, authorization_server: { enabled: true } } },
+        },
+      });
+    a = await start(resourceA);
+    b = await start(resourceB);
+  }, 120_000);
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await database?.drop();
+  });
+
+  it("refuses another issuer's access token although it carries the same signature key", async () => {
+    expect((await b.http.get('/.well-known/jwks.json').expect(200)).body).toEqual(
+      (await a.http.get('/.well-known/jwks.json').expect(200)).body,
+    );
+    // Passport keeps one strategy per name in the process, so only the app started last (b) checks /mcp tokens
+    // with its own settings here; in production each process is one deployment.
+    const own = await tokensAcross(b, b, resourceB);
+    expect((await initializeOn(b, own.tokens.access_token)).status).toBe(200);
+    const { tokens } = await tokensAcross(a, a, resourceA);
+    const refused = await initializeOn(b, tokens.access_token);
+    expectError(refused, 401, { code: 'invalid_token' });
+    expect(refused.body.error.message).toMatch(/audience|issuer/);
+  });
+
+  it("refuses to redeem another issuer's authorization code or refresh token", async () => {
+    const code = await approvedCode(a, a, resourceA);
+    const exchanged = await exchangeOn(b, code);
+    expect(exchanged.status).toBe(400);
+    expect(exchanged.body).toEqual({
+      error: 'invalid_grant',
+      error_description: expect.stringContaining('another authorization server'),
+    });
+
+    const { clientId, tokens } = await tokensAcross(a, a, resourceA);
+    const refreshed = await refreshOn(b, clientId, tokens.refresh_token);
+    expect(refreshed.status).toBe(400);
+    expect(refreshed.body.error).toBe('invalid_grant');
+    expect(refreshed.body.access_token).toBeUndefined();
   });
 });
 

@@ -195,6 +195,26 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    observability: z
+      .object({
+        /** OpenTelemetry traces over OTLP/HTTP; off (a no-op tracer) while otlp_endpoint is unset. */
+        tracing: z
+          .object({
+            /** The collector's OTLP/HTTP traces URL, e.g. http://otel-collector:4318/v1/traces. */
+            otlp_endpoint: z.url({ protocol: /^https?$/ }).optional(),
+            service_name: text().default('toolgate'),
+            /** Share of new traces recorded; a caller's sampled flag (traceparent) is followed either way. */
+            sample_ratio: z
+              .preprocess((v) => (typeof v === 'string' ? Number(v) : v), z.number().min(0).max(1))
+              .default(1),
+            /** How long finished spans wait to be exported in one batch, off the request path. */
+            export_delay: duration().pipe(z.number().min(100, 'expected at least 100ms')).default(5_000),
+          })
+          .strict()
+          .prefault({}),
+      })
+      .strict()
+      .prefault({}),
     logging: z
       .object({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info') })
       .strict()

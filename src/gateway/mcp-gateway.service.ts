@@ -15,6 +15,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import type { Request, Response } from 'express';
 import { version } from '../../package.json';
 import { AppConfig } from '../config/app-config';
+import { Tracing } from '../observability/tracing/tracing';
 import type { Identity } from '../tenancy/request-context';
 import { asMcpTool } from '../tools/invocation/tool-definitions.controller';
 import { ToolDispatcher } from '../tools/invocation/tool-dispatcher';
@@ -53,6 +54,7 @@ export class McpGatewayService {
     private readonly dispatcher: ToolDispatcher,
     private readonly toolSearch: ToolSearch,
     config: AppConfig,
+    private readonly tracing: Tracing,
   ) {
     this.maxListedTools = config.gateway.max_listed_tools;
   }
@@ -107,28 +109,31 @@ export class McpGatewayService {
     extra: CallExtra,
   ): Promise<CallToolResult> {
     let step = 0;
-    const result = await this.dispatcher.invoke(
-      identity,
-      { name, arguments: args },
-      {
-        signal: extra.signal,
-        onProgress:
-          progressToken === undefined
-            ? undefined
-            : (event) => {
-                step += 1;
-                const progress = typeof event.progress === 'number' ? event.progress : step;
-                const total = typeof event.total === 'number' ? event.total : undefined;
-                const message = typeof event.message === 'string' ? event.message : undefined;
-                // Progress is advisory: a client that went away mid-call simply misses it.
-                void extra
-                  .sendNotification({
-                    method: 'notifications/progress',
-                    params: { progressToken, progress, total, message },
-                  })
-                  .catch(() => undefined);
-              },
-      },
+    // The call runs under the trace context the request's _meta names (traceparent, tracestate), if any.
+    const result = await this.tracing.withRemoteParent(extra._meta, () =>
+      this.dispatcher.invoke(
+        identity,
+        { name, arguments: args },
+        {
+          signal: extra.signal,
+          onProgress:
+            progressToken === undefined
+              ? undefined
+              : (event) => {
+                  step += 1;
+                  const progress = typeof event.progress === 'number' ? event.progress : step;
+                  const total = typeof event.total === 'number' ? event.total : undefined;
+                  const message = typeof event.message === 'string' ? event.message : undefined;
+                  // Progress is advisory: a client that went away mid-call simply misses it.
+                  void extra
+                    .sendNotification({
+                      method: 'notifications/progress',
+                      params: { progressToken, progress, total, message },
+                    })
+                    .catch(() => undefined);
+                },
+        },
+      ),
     );
     switch (result.status) {
       case 'unknown_tool':

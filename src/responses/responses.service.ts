@@ -1,4 +1,5 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Tracing } from '../observability/tracing/tracing';
 import { ApiError } from '../common/api-error';
 import { Clock } from '../common/clock';
 import { newId, randomToken } from '../common/ids';
@@ -59,9 +60,10 @@ export class ResponsesService implements OnApplicationBootstrap, BeforeApplicati
     private readonly background: BackgroundTasks,
     private readonly metrics: ResponsesMetrics,
     private readonly clock: Clock,
+    tracing: Tracing,
   ) {
     this.settings = resolveUpstreamSettings(config.engine);
-    if (this.settings) this.upstream = new UpstreamModel(this.settings);
+    if (this.settings) this.upstream = new UpstreamModel(this.settings, tracing);
   }
 
   onApplicationBootstrap(): void {

@@ -1,4 +1,6 @@
 import OpenAI from 'openai';
+import { traceModelTurn } from '../observability/tracing/tool-call-spans';
+import { Tracing } from '../observability/tracing/tracing';
 import { AnswerTooLargeError, cappedFetch } from '../common/capped-stream';
 import { storableText } from '../common/json-depth';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
@@ -44,7 +46,10 @@ const MAX_TOOL_CALLS_PER_TURN = 128;
 export class UpstreamModel {
   private readonly client: OpenAI;
 
-  constructor(private readonly settings: UpstreamSettings) {
+  constructor(
+    private readonly settings: UpstreamSettings,
+    private readonly tracing: Tracing,
+  ) {
     this.client = new OpenAI({
       baseURL: settings.url,
       // Without a key no Authorization header is sent at all.
@@ -56,15 +61,24 @@ export class UpstreamModel {
       logLevel: 'off',
       // The client's stream decoder rescans its whole buffer for each chunk: fed whole events, and never one
       // longer than the cap, it reads an answer in linear time.
-      fetch: cappedFetch(globalThis.fetch, MAX_LINE_BYTES),
+      fetch: tracing.propagatingFetch(cappedFetch(globalThis.fetch, MAX_LINE_BYTES)),
     });
   }
 
-  async turn(
+  turn(
     params: Omit<ChatCompletionCreateParamsStreaming, 'stream' | 'stream_options'>,
     signal: AbortSignal,
     onText: (delta: string) => void,
     onArguments: (call: UpstreamToolCall, delta: string) => void = () => undefined,
+  ): Promise<UpstreamTurn> {
+    return traceModelTurn(this.tracing, params.model, () => this.stream(params, signal, onText, onArguments));
+  }
+
+  private async stream(
+    params: Omit<ChatCompletionCreateParamsStreaming, 'stream' | 'stream_options'>,
+    signal: AbortSignal,
+    onText: (delta: string) => void,
+    onArguments: (call: UpstreamToolCall, delta: string) => void,
   ): Promise<UpstreamTurn> {
     const result: UpstreamTurn = { text: '', toolCalls: [], finishReason: null, usage: { input: 0, output: 0 } };
     const calls = new Map<number, UpstreamToolCall>();

@@ -69,6 +69,8 @@ export interface MutableTool {
 export class MutableMcpServer implements RunningServer {
   readonly tools = new Map<string, MutableTool>();
   readonly authorizations: (string | undefined)[] = [];
+  /** What each tools/call carried besides its arguments: the HTTP headers and the request's _meta. */
+  readonly received: { headers: Record<string, unknown>; meta: Record<string, unknown> | undefined }[] = [];
   url = '';
   private readonly sessions = new Map<string, { server: Server; transport: StreamableHTTPServerTransport }>();
   private http?: HttpServer;
@@ -130,6 +132,7 @@ export class MutableMcpServer implements RunningServer {
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const authorization = extra.requestInfo?.headers?.authorization as string | undefined;
       this.authorizations.push(authorization);
+      this.received.push({ headers: { ...extra.requestInfo?.headers }, meta: request.params._meta });
       const tool = this.tools.get(request.params.name);
       if (!tool) return { content: [{ type: 'text', text: `unknown tool ${request.params.name}` }], isError: true };
       const answer = (await tool.run?.(request.params.arguments ?? {}, authorization, extra.signal)) ?? { text: 'ok' };

@@ -96,7 +96,7 @@ export class Grants {
     const exchange = await this.inOneTransaction(async (db) => {
       const code = await this.codes.spend(codeHash, familyId, now, db);
       if (!code) return 'replayed';
-      const refusal = codeRefusal(code, request, now);
+      const refusal = this.foreignGrant(code) ?? codeRefusal(code, request, now);
       return refusal ?? this.storeRefreshToken({ ...code, family_id: familyId }, db);
     });
     if (exchange === 'replayed') {
@@ -120,7 +120,7 @@ export class Grants {
     const rotation = await this.inOneTransaction(async (db) => {
       const token = await this.refreshTokens.spend(tokenHash, request.clientId, now, db);
       if (!token) return 'replayed';
-      const refusal = refreshRefusal(token, request, now);
+      const refusal = this.foreignGrant(token) ?? refreshRefusal(token, request, now);
       return refusal ?? this.storeRefreshToken(token, db);
     });
     if (rotation === 'replayed') {
@@ -147,6 +147,19 @@ export class Grants {
     const outcome = await this.dataSource.transaction(work);
     if (outcome instanceof OAuthError) throw outcome;
     return outcome;
+  }
+
+  /**
+   * A grant is bound to the issuer that made it (MCP 2026-07-28): one made for another resource, by another
+   * deployment on the same database or before this server's URL changed, is refused rather than turned into
+   * tokens of this issuer.
+   */
+  private foreignGrant(grant: { resource: string }): OAuthError | undefined {
+    if (grant.resource === this.config.auth.oauth.resource) return undefined;
+    return new OAuthError(
+      'invalid_grant',
+      `The grant was made by another authorization server: register and authorize again with ${this.config.auth.oauth.issuer}`,
+    );
   }
 
   private async storeRefreshToken(grant: Omit<RefreshRow, 'expires_at'>, db: EntityManager): Promise<IssuedRefresh> {

@@ -4,7 +4,7 @@ import { randomToken } from '../../common/ids';
 import { AppConfig } from '../../config/app-config';
 import { GuardedFetch, guardedFetch, SsrfRefusedError } from '../../tools/mcp/ssrf-guarded-fetch';
 import { OAuthError } from './oauth-error';
-import { redirectUriProblem } from './redirect-uris';
+import { isLoopbackRedirect, redirectUriProblem } from './redirect-uris';
 import { readBoundedText } from '../../common/bounded-body';
 import { OAuthClientRepository } from './oauth-client.repository';
 import { RegistrationLimit } from './registration-limit';
@@ -77,10 +77,7 @@ export class OAuthClients implements OnApplicationShutdown {
       throw new OAuthError('invalid_client_metadata', `The client metadata exceeds ${MAX_METADATA_BYTES} bytes`);
     }
     const metadata = clientMetadata(body);
-    const applicationType = metadata.application_type;
-    if (applicationType !== undefined && !APPLICATION_TYPES.includes(applicationType as ApplicationType)) {
-      throw new OAuthError('invalid_client_metadata', `application_type must be ${APPLICATION_TYPES.join(' or ')}`);
-    }
+    const applicationType = metadata.application_type as ApplicationType | undefined;
     const fields: [string, string[]][] = [
       ['grant_types', GRANT_TYPES],
       ['response_types', ['code']],
@@ -107,7 +104,7 @@ export class OAuthClients implements OnApplicationShutdown {
     return {
       client_id: client.clientId,
       client_id_issued_at: Math.floor(issuedAt.getTime() / 1000),
-      ...(applicationType !== undefined && { application_type: applicationType as ApplicationType }),
+      ...(applicationType !== undefined && { application_type: applicationType }),
       ...(client.clientName !== null && { client_name: client.clientName }),
       ...(client.clientUri !== null && { client_uri: client.clientUri }),
       redirect_uris: client.redirectUris,
@@ -207,10 +204,22 @@ function clientMetadata(body: unknown): Record<string, unknown> {
   if (!Array.isArray(uris) || uris.length === 0 || uris.length > MAX_REDIRECT_URIS) {
     throw new OAuthError('invalid_redirect_uri', `redirect_uris must list 1 to ${MAX_REDIRECT_URIS} redirect URIs`);
   }
+  const applicationType = metadata.application_type;
+  if (applicationType !== undefined && !APPLICATION_TYPES.includes(applicationType as ApplicationType)) {
+    throw new OAuthError('invalid_client_metadata', `application_type must be ${APPLICATION_TYPES.join(' or ')}`);
+  }
   for (const uri of uris) {
     if (typeof uri !== 'string') throw new OAuthError('invalid_redirect_uri', 'redirect_uris must be strings');
     const problem = redirectUriProblem(uri);
     if (problem) throw new OAuthError('invalid_redirect_uri', `The redirect URI ${uri.slice(0, 200)} ${problem}`);
+    // OpenID Connect's rule, which MCP clients now expect: a web client is served from a remote host, so a
+    // loopback redirect marks a native one. Without application_type (older clients) both kinds are accepted.
+    if (applicationType === 'web' && isLoopbackRedirect(uri)) {
+      throw new OAuthError(
+        'invalid_redirect_uri',
+        `The redirect URI ${uri.slice(0, 200)} is on a loopback host, which a web client may not use: register with application_type native`,
+      );
+    }
   }
   for (const field of ['client_name', 'client_uri'] as const) {
     const value = metadata[field];

@@ -1,4 +1,4 @@
-import { redirectUriMatches, redirectUriProblem } from './redirect-uris';
+import { isLoopbackRedirect, redirectUriMatches, redirectUriProblem } from './redirect-uris';
 
 describe('redirect URIs', () => {
   it('accepts https and loopback http, nothing else', () => {
@@ -41,5 +41,12 @@ describe('redirect URIs', () => {
     expect(redirectUriMatches('http://127.0.0.1/cb', 'http://127.0.0.1:9999/cb/../cb')).toBe(true);
     expect(redirectUriMatches('https://a.example/cb', 'https://A.EXAMPLE:443/cb')).toBe(true);
     expect(redirectUriMatches('https://a.example/cb', 'https://a.example/cb\t')).toBe(false);
+  });
+
+  it('tells loopback redirect URIs (a native client listening locally) from remote ones', () => {
+    for (const uri of ['http://127.0.0.1:1/cb', 'http://[::1]/cb', 'http://LOCALHOST:80/cb', 'https://localhost/cb'])
+      expect(isLoopbackRedirect(uri)).toBe(true);
+    for (const uri of ['https://app.example/cb', 'https://127.0.0.1.example/cb', 'https://localhost.example/cb'])
+      expect(isLoopbackRedirect(uri)).toBe(false);
   });
 });

@@ -29,6 +29,12 @@ export function redirectUriProblem(uri: string): string | undefined {
   return 'must use https, or http on a loopback host (127.0.0.1, [::1] or localhost)';
 }
 
+/** Whether a (valid) redirect URI points at the user's own machine: a native client's listener. */
+export function isLoopbackRedirect(uri: string): boolean {
+  const url = parse(uri);
+  return url !== undefined && LOOPBACK_HOSTS.has(url.hostname);
+}
+
 /**
  * Whether a redirect URI given with an authorization request matches a registered one. Both are read by the
  * WHATWG URL parser (as browsers read them) and compared in that normalised form: the same scheme, host, port,

@@ -27,7 +27,7 @@ export class RegistrationController {
     description:
       'Served when auth.oauth.authorization_server.enabled is true. redirect_uris (1 to 10) must be https, or ' +
       'http on 127.0.0.1, [::1] or localhost (any port matches later). The client is public ' +
-      '(token_endpoint_auth_method none): no secret is issued. application_type, when given, is web or native. ' +
+      '(token_endpoint_auth_method none): no secret is issued. application_type, when given, is web or native; a web client may not use loopback redirect URIs. ' +
       'The metadata may take at most 5 KB. Registrations are rate-limited per source address ' +
       '(auth.oauth.authorization_server.registration_rate_limit), and a client nobody authorizes within ' +
       'unused_client_ttl is deleted.',

@@ -6,6 +6,8 @@ import { tooDeepMessage } from '../../common/json-depth.middleware';
 import { formatViolations, JsonSchemaValidator } from '../../common/json-schema';
 import { unixSeconds } from '../../common/time';
 import { AppConfig } from '../../config/app-config';
+import { traceResolvedTool, traceToolCall } from '../../observability/tracing/tool-call-spans';
+import { Tracing } from '../../observability/tracing/tracing';
 import type { Identity } from '../../tenancy/request-context';
 import { Execution, outputOf, ToolContext, ToolPayload } from '../tool-executor';
 import type { AnsweredCall, CallResult } from './call-result';
@@ -63,14 +65,20 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
     private readonly credentials: TenantCredentials,
     private readonly executors: ToolExecutors,
     private readonly clock: Clock,
+    private readonly tracing: Tracing,
     @Optional() private readonly audit?: ToolCallAudit,
   ) {}
 
-  async invoke(identity: Identity, request: InvokeRequest, options: InvokeOptions = {}): Promise<CallResult> {
+  invoke(identity: Identity, request: InvokeRequest, options: InvokeOptions = {}): Promise<CallResult> {
+    return traceToolCall(this.tracing, identity.tenantId, () => this.dispatch(identity, request, options));
+  }
+
+  private async dispatch(identity: Identity, request: InvokeRequest, options: InvokeOptions): Promise<CallResult> {
     const toolCall = this.newToolCall(request);
     const authorized = await this.policy.authorize(identity, request.name);
     if (!authorized) return this.unknownTool(identity, request.name);
     const { tool, access } = authorized;
+    traceResolvedTool(this.tracing, tool.name, tool.source.type);
     const rawArguments = request.arguments;
     if (!access.allowed) {
       const refused = await this.refuse(identity, tool, rawArguments, toolCall, access);

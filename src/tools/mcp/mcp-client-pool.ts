@@ -7,6 +7,7 @@ import type { McpSourceEntity } from './mcp-source.entity';
 import { SsrfGuardedFetch } from './ssrf-guarded-fetch';
 import { assertUrlAllowed } from './ssrf-policy';
 import { Clock } from '../../common/clock';
+import { Tracing } from '../../observability/tracing/tracing';
 
 interface PooledConnection {
   connection: Promise<McpConnection>;
@@ -30,6 +31,7 @@ export class McpClientPool implements OnApplicationShutdown {
     private readonly secrets: SecretResolver,
     private readonly guardedFetch: SsrfGuardedFetch,
     private readonly clock: Clock,
+    private readonly tracing: Tracing,
   ) {
     this.sweeper = setInterval(() => this.closeIdle(), Math.min(60_000, config.mcp.idle_client_timeout)).unref();
   }
@@ -120,7 +122,8 @@ export class McpClientPool implements OnApplicationShutdown {
       });
     const connection = await connectToSource(source, {
       headers: this.headersFor(source, credential),
-      fetch: this.guardedFetch.fetch,
+      // Each request carries the trace context active when it is sent (the call's span), not the opener's.
+      fetch: this.tracing.propagatingFetch(this.guardedFetch.fetch),
       timeoutMs: this.config.mcp.discovery_timeout,
       maxMessageBytes: this.config.mcp.max_result_bytes,
       onToolListChanged: credential === undefined ? () => this.toolListChanged?.(source) : undefined,

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AppConfig } from '../../config/app-config';
+import { traceUpstreamMcpCall } from '../../observability/tracing/tool-call-spans';
+import { Tracing } from '../../observability/tracing/tracing';
 import { resultText, scanToolOutput } from '../catalog/output-scan';
 import { ExecutableTool, Execution, ToolCall, ToolContext, ToolExecutor, ToolExecutorFor } from '../tool-executor';
 import { McpClientPool } from './mcp-client-pool';
@@ -30,6 +32,7 @@ export class McpExecutor implements ToolExecutor {
     private readonly health: McpHealth,
     private readonly config: AppConfig,
     private readonly definitions: McpDefinitionCheck,
+    private readonly tracing: Tracing,
   ) {}
 
   /** Whether the source is registered is known only by asking the database, at execution. */
@@ -48,13 +51,15 @@ export class McpExecutor implements ToolExecutor {
     const started = performance.now();
     let ok = false;
     try {
-      const result = await this.callOnce(source, credential, tool, call, ctx).catch(async (error: unknown) => {
-        // Only a request that never reached the tool is sent again: a tool may not be idempotent.
-        if (ctx.signal.aborted || !sessionLostBeforeSend(error)) throw error;
-        // The server restarted or dropped our session: one fresh connection, then give up.
-        await this.pool.discard(source, credential);
-        return this.callOnce(source, credential, tool, call, ctx);
-      });
+      const result = await traceUpstreamMcpCall(this.tracing, source.name, tool.source.tool_name!, (meta) =>
+        this.callOnce(source, credential, tool, call, ctx, meta).catch(async (error: unknown) => {
+          // Only a request that never reached the tool is sent again: a tool may not be idempotent.
+          if (ctx.signal.aborted || !sessionLostBeforeSend(error)) throw error;
+          // The server restarted or dropped our session: one fresh connection, then give up.
+          await this.pool.discard(source, credential);
+          return this.callOnce(source, credential, tool, call, ctx, meta);
+        }),
+      );
       if (result instanceof McpMessageTooLargeError) {
         return { refusal: { code: result.code, message: `Tool '${call.name}' failed: ${result.message}` } };
       }
@@ -98,6 +103,7 @@ export class McpExecutor implements ToolExecutor {
     tool: ExecutableTool,
     call: ToolCall,
     ctx: ToolContext,
+    traceMeta: Record<string, string> | undefined,
   ): Promise<CallToolResult | RefusedCall | McpMessageTooLargeError> {
     const { client, tooLarge } = await this.pool.client(source, credential);
     // An answer over mcp.max_result_bytes closes the connection, which fails the call with an anonymous
@@ -112,7 +118,12 @@ export class McpExecutor implements ToolExecutor {
     if (!verdict.ok) return new RefusedCall({ code: verdict.code, message: verdict.message });
     const result = await sizeChecked(
       client.callTool(
-        { name: tool.source.tool_name!, arguments: (call.arguments ?? {}) as Record<string, unknown> },
+        {
+          name: tool.source.tool_name!,
+          arguments: (call.arguments ?? {}) as Record<string, unknown>,
+          // W3C trace context for the upstream server (MCP _meta traceparent/tracestate), when tracing is on.
+          ...(traceMeta && { _meta: traceMeta }),
+        },
         undefined,
         {
           signal: ctx.signal,

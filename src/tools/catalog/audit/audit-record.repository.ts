@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Brackets, DataSource, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { traceDatabase } from '../../../observability/tracing/database-spans';
+import { Tracing } from '../../../observability/tracing/tracing';
 import { AuditRecordEntity } from './audit-record.entity';
 
 /** One end of a listing: from a time (inclusive after, exclusive before), or past a record (keyset on time and id). */
@@ -34,16 +36,19 @@ const RAN = `status IN ('success', 'error', 'cancelled')`;
 export class AuditRecordRepository {
   private readonly records: Repository<AuditRecordEntity>;
 
-  constructor(private readonly dataSource: DataSource) {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly tracing: Tracing,
+  ) {
     this.records = dataSource.getRepository(AuditRecordEntity);
   }
 
   async insert(record: QueryDeepPartialEntity<AuditRecordEntity>): Promise<void> {
-    await this.records.insert(record);
+    await traceDatabase(this.tracing, 'INSERT', 'tool_audit_records', () => this.records.insert(record));
   }
 
   async update(id: string, fields: QueryDeepPartialEntity<AuditRecordEntity>): Promise<void> {
-    await this.records.update({ id }, fields);
+    await traceDatabase(this.tracing, 'UPDATE', 'tool_audit_records', () => this.records.update({ id }, fields));
   }
 
   /** The record, if it exists (and belongs to `tenantId` when one is given). */

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { Clock } from '../../../common/clock';
+import { traceDatabase } from '../../../observability/tracing/database-spans';
+import { Tracing } from '../../../observability/tracing/tracing';
 import type { RateLimit } from '../catalog.types';
 import { RateLimitCounterRepository } from './rate-limit-counter.repository';
 
@@ -25,11 +27,23 @@ export class RateLimiter {
     private readonly dataSource: DataSource,
     private readonly clock: Clock,
     private readonly counters: RateLimitCounterRepository,
+    private readonly tracing: Tracing,
   ) {}
 
   async consume(toolId: string, tenantId: string, limit: RateLimit | null): Promise<RateDecision> {
     const windows = WINDOWS.filter((window) => limit?.[window.field] !== undefined);
     if (windows.length === 0) return { allowed: true };
+    return traceDatabase(this.tracing, 'UPSERT', 'rate_limit_counters', () =>
+      this.count(toolId, tenantId, limit, windows),
+    );
+  }
+
+  private async count(
+    toolId: string,
+    tenantId: string,
+    limit: RateLimit | null,
+    windows: (typeof WINDOWS)[number][],
+  ): Promise<RateDecision> {
     const now = this.clock.now().getTime();
     try {
       if (windows.length === 1) {
