@@ -363,6 +363,11 @@ export const configSchema = z
         allowed_origins: z.array(z.string().max(2048)).max(1000).default([]),
         /** Above this many effective tools, /mcp lists search_tools and call_tool instead (clients cap tools). */
         max_listed_tools: integer().pipe(z.number().min(1).max(100_000)).default(100),
+        /**
+         * How long a 2026-07-28 client may keep a tools/list answer (its ttlMs). Short, because approvals and
+         * quarantines change the list; a client listening with subscriptions/listen hears of changes at once.
+         */
+        tools_list_ttl: duration().pipe(z.number().min(0).max(86_400_000)).default(60_000),
       })
       .strict()
       .prefault({}),

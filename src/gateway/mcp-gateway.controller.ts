@@ -13,12 +13,14 @@ import { ErrorResponseDto } from '../common/error-response.dto';
 import type { Request, Response } from 'express';
 import { ApiError } from '../common/api-error';
 import { Authenticated, OAuthProtectedResource } from '../auth/auth.decorators';
-import { RequestContext } from '../tenancy/request-context';
+import { type Identity, RequestContext } from '../tenancy/request-context';
+import { ModernGatewayService } from './era-2026/modern-gateway.service';
+import { isModernRequest } from './era-2026/protocol';
 import { McpGatewayService } from './mcp-gateway.service';
 import { profileIdentity } from './profile-identity';
 
 const DESCRIPTION =
-  "Point any MCP client here with the same API key or JWT. tools/list is the caller's effective tool set; tools/call runs through authorization, validation, rate limits and audit. Stateless: every POST stands alone, so any replica answers it; there are no sessions and no server-pushed list_changed (clients re-list). A caller with more effective tools than gateway.max_listed_tools (default 100) is listed two meta-tools instead: search_tools (query, limit: ranked definitions of the caller's own tools) and call_tool (name, arguments: runs one through the same checks and audit as a direct call). With auth.oauth configured it is also an OAuth 2.1 protected resource: a 401 carries a WWW-Authenticate challenge naming its metadata (/.well-known/oauth-protected-resource/mcp), and a token lacking the scope gets 403 insufficient_scope.";
+  "Point any MCP client here with the same API key or JWT. tools/list is the caller's effective tool set; tools/call runs through authorization, validation, rate limits and audit. Two protocol eras on one endpoint. MCP 2025-11-25 (and 2025-06-18, 2025-03-26): initialize, then tools/list and tools/call; stateless, every POST stands alone, no sessions and no list_changed (clients re-list). MCP 2026-07-28: every request carries io.modelcontextprotocol/protocolVersion in params._meta and the MCP-Protocol-Version, Mcp-Method and Mcp-Name headers (a mismatch is 400 with JSON-RPC error -32020, an unknown version 400 with -32022 listing the supported ones); server/discover, tools/list with resultType, ttlMs and cacheScope private, tools/call with progress and (when _meta asks for a log level) notifications/message on its own SSE stream, closing the stream cancels the call, and subscriptions/listen delivers notifications/tools/list_changed when the caller's tool set changes. A caller with more effective tools than gateway.max_listed_tools (default 100) is listed two meta-tools instead: search_tools (query, limit: ranked definitions of the caller's own tools) and call_tool (name, arguments: runs one through the same checks and audit as a direct call). With auth.oauth configured it is also an OAuth 2.1 protected resource: a 401 carries a WWW-Authenticate challenge naming its metadata (/.well-known/oauth-protected-resource/mcp), and a token lacking the scope gets 403 insufficient_scope.";
 
 @ApiTags('MCP gateway')
 @Authenticated()
@@ -38,15 +40,22 @@ const DESCRIPTION =
 export class McpGatewayController {
   constructor(
     private readonly gateway: McpGatewayService,
+    private readonly modern: ModernGatewayService,
     private readonly context: RequestContext,
   ) {}
+
+  /** A request carrying 2026-07-28 `_meta` is served by the modern layer; initialize and its era by the SDK. */
+  private serve(identity: Identity, request: Request, response: Response): Promise<void> {
+    if (isModernRequest(request.body)) return this.modern.serve(identity, request, response);
+    return this.gateway.serve(identity, request, response);
+  }
 
   @All()
   @ApiHeader({ name: 'X-Agent-Profile', required: false, description: 'Agent profile of an API-key caller.' })
   @ApiOperation({ summary: 'MCP server (Streamable HTTP)', description: DESCRIPTION })
   async handle(@Req() request: Request, @Res() response: Response): Promise<void> {
     statelessPostOnly(request);
-    await this.gateway.serve(this.context.identity, request, response);
+    await this.serve(this.context.identity, request, response);
   }
 
   @All('profiles/:agent_profile')
@@ -72,7 +81,7 @@ export class McpGatewayController {
     @Res() response: Response,
   ): Promise<void> {
     statelessPostOnly(request);
-    await this.gateway.serve(profileIdentity(this.context.identity, agentProfile), request, response);
+    await this.serve(profileIdentity(this.context.identity, agentProfile), request, response);
   }
 }
 

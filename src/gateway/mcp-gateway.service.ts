@@ -29,7 +29,8 @@ import { ToolSearch } from './tool-search/tool-search.service';
 
 const PAGE_SIZE = 100;
 
-type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+/** What a call needs of its request: the abort signal and a way to send notifications on its response. */
+export type CallExtra = Pick<RequestHandlerExtra<ServerRequest, ServerNotification>, 'signal' | 'sendNotification'>;
 
 /**
  * The MCP server at /mcp: each tenant's governed tool set, served over stateless Streamable HTTP.
@@ -37,7 +38,8 @@ type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
  * closed with its response, so any replica answers any request and nothing is kept between requests.
  * tools/list is the caller's effective set; tools/call runs through the ToolDispatcher (authorization,
  * validation, rate limits, audit, metrics). Without a session there is no stream to push
- * notifications/tools/list_changed on: clients re-list to see changes.
+ * notifications/tools/list_changed on: 2025-era clients re-list to see changes (2026-07-28 clients, served by
+ * era-2026/ through listTools and answerCall here, subscribe with subscriptions/listen).
  * A set larger than gateway.max_listed_tools is listed as two meta-tools, search_tools and call_tool
  * (see meta-tools.ts); call_tool goes through the same dispatch as a direct tools/call.
  */
@@ -81,23 +83,40 @@ export class McpGatewayService {
     server.setRequestHandler(ListToolsRequestSchema, async (request) =>
       this.listTools(identity, request.params?.cursor),
     );
-    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-      const { name } = request.params;
-      const args = request.params.arguments ?? {};
-      const progressToken = request.params._meta?.progressToken;
-      if (name === SEARCH_TOOLS || name === CALL_TOOL) {
-        // The meta-tools exist only while the set is over budget; otherwise the name is a catalog tool's.
-        const tools = await this.dispatcher.effectiveTools(identity);
-        if (tools.length > this.maxListedTools) {
-          if (name === SEARCH_TOOLS) return this.searchTools(tools, args, extra.signal);
-          const call = callToolArguments(args);
-          if (typeof call === 'string') return errorResult(call);
-          return this.callTool(identity, call.name, call.arguments, progressToken, extra);
-        }
-      }
-      return this.callTool(identity, name, args, progressToken, extra);
-    });
+    server.setRequestHandler(CallToolRequestSchema, async (request, extra) =>
+      this.answerCall(
+        identity,
+        request.params.name,
+        request.params.arguments ?? {},
+        request.params._meta?.progressToken,
+        extra,
+      ),
+    );
     return server;
+  }
+
+  /**
+   * A tools/call of either protocol era: a meta-tool while the caller's set is over budget, otherwise the
+   * catalog tool of that name. Refusals the caller should correct come back as a thrown JsonRpcError.
+   */
+  async answerCall(
+    identity: Identity,
+    name: string,
+    args: Record<string, unknown>,
+    progressToken: string | number | undefined,
+    extra: CallExtra,
+  ): Promise<CallToolResult> {
+    if (name === SEARCH_TOOLS || name === CALL_TOOL) {
+      // The meta-tools exist only while the set is over budget; otherwise the name is a catalog tool's.
+      const tools = await this.dispatcher.effectiveTools(identity);
+      if (tools.length > this.maxListedTools) {
+        if (name === SEARCH_TOOLS) return this.searchTools(tools, args, extra.signal);
+        const call = callToolArguments(args);
+        if (typeof call === 'string') return errorResult(call);
+        return this.callTool(identity, call.name, call.arguments, progressToken, extra);
+      }
+    }
+    return this.callTool(identity, name, args, progressToken, extra);
   }
 
   /** A catalog tool through the dispatcher, whether named in tools/call or in call_tool's arguments. */
@@ -170,7 +189,8 @@ export class McpGatewayService {
     return { content: [{ type: 'text', text: JSON.stringify(found) }], structuredContent: found };
   }
 
-  private async listTools(identity: Identity, cursor?: string): Promise<{ tools: Tool[]; nextCursor?: string }> {
+  /** The caller's effective set in served order, a page at a time (or the meta-tools when over budget). */
+  async listTools(identity: Identity, cursor?: string): Promise<{ tools: Tool[]; nextCursor?: string }> {
     const tools = (await this.dispatcher.effectiveTools(identity)).sort(byServedName);
     if (tools.length > this.maxListedTools) return { tools: metaTools(tools.length) };
     const start = cursor ? Number(Buffer.from(cursor, 'base64url').toString()) : 0;

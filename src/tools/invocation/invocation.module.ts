@@ -4,6 +4,7 @@ import { ObservabilityModule } from '../../observability/observability.module';
 import { TenancyModule } from '../../tenancy/tenancy.module';
 import { CatalogModule } from '../catalog/catalog.module';
 import { CredentialsModule } from '../catalog/credentials/credentials.module';
+import { EffectiveToolChanges } from './effective-tool-changes';
 import { InvocationMetrics } from './invocation.metrics';
 import { ToolCallsController } from './tool-calls.controller';
 import { ToolDefinitionsController } from './tool-definitions.controller';
@@ -17,7 +18,7 @@ import { ToolExecutors } from './tool-executors';
 @Module({
   imports: [DiscoveryModule, ObservabilityModule, TenancyModule, CatalogModule, CredentialsModule],
   controllers: [ToolCallsController, ToolDefinitionsController],
-  providers: [ToolDispatcher, ToolExecutors, InvocationMetrics],
-  exports: [ToolDispatcher],
+  providers: [ToolDispatcher, ToolExecutors, InvocationMetrics, EffectiveToolChanges],
+  exports: [ToolDispatcher, EffectiveToolChanges],
 })
 export class InvocationModule {}
