@@ -30,7 +30,10 @@ import { ToolSearch } from './tool-search/tool-search.service';
 const PAGE_SIZE = 100;
 
 /** What a call needs of its request: the abort signal and a way to send notifications on its response. */
-export type CallExtra = Pick<RequestHandlerExtra<ServerRequest, ServerNotification>, 'signal' | 'sendNotification'>;
+export type CallExtra = Pick<
+  RequestHandlerExtra<ServerRequest, ServerNotification>,
+  'signal' | 'sendNotification' | '_meta'
+>;
 
 /**
  * The MCP server at /mcp: each tenant's governed tool set, served over stateless Streamable HTTP.

@@ -112,6 +112,8 @@ export class ModernGatewayService {
       progressToken,
       {
         signal: reply.signal,
+        // Trace context (traceparent, tracestate) travels in _meta in both eras.
+        _meta: meta,
         sendNotification: (notification) =>
           Promise.resolve(reply.notify(notification.method, notification.params ?? {})),
       },
