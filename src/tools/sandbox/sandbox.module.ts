@@ -1,0 +1,20 @@
+import { Module } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config';
+import { LocalSandboxRuntime } from './local/local-sandbox-runtime';
+import { SandboxExecutor } from './sandbox-executor';
+import { DisabledSandboxRuntime, SandboxRuntime } from './sandbox-runtime';
+
+/** The executor of `source.type = sandbox` tools, with the runtime `sandbox.runtime` names. */
+@Module({
+  providers: [
+    {
+      provide: SandboxRuntime,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig): SandboxRuntime =>
+        config.sandbox.runtime === 'local' ? new LocalSandboxRuntime(config) : new DisabledSandboxRuntime(),
+    },
+    SandboxExecutor,
+  ],
+  exports: [SandboxRuntime],
+})
+export class SandboxModule {}
