@@ -38,9 +38,9 @@ print(json.dumps({"paths": found, "connect": connect}))
 raise ValueError("the input was not what this tool expects")
 `,
   'memory.py': `
-hog = []
+hog = [bytearray(1024 * 1024 * 1024)]
 while True:
-    hog.append(bytearray(16 * 1024 * 1024))
+    hog.append(bytearray(64 * 1024 * 1024))
 `,
   'loop.py': `
 while True:
