@@ -54,6 +54,10 @@ while True:
     except OSError:
         pass
 `,
+  'sleep.py': `
+import time
+time.sleep(120)
+`,
   'slow.py': `
 import json, time
 start = time.time()
