@@ -18,6 +18,9 @@ const ETC_FILES = ['/etc/ld.so.cache', '/etc/localtime', '/etc/ssl', '/etc/ca-ce
 /** Name resolution, only for runs with network. */
 const NETWORK_ETC_FILES = ['/etc/resolv.conf', '/etc/hosts', '/etc/nsswitch.conf', '/etc/gai.conf'];
 
+/** Sandboxed work yields the CPU to the service itself (health checks, other calls) under load. */
+const NICENESS = '10';
+
 export interface BubblewrapPlan {
   prlimitPath: string;
   bwrapPath: string;
@@ -37,13 +40,16 @@ export interface BubblewrapPlan {
 }
 
 /**
- * prlimit (resource limits, inherited by every process of the run) then bwrap: every namespace unshared (no
+ * nice (a lower CPU priority), prlimit (resource limits, inherited by every process of the run) then bwrap: every namespace unshared (no
  * network unless asked), a cleared environment, a read-only system, a private /tmp and work directory, its own
  * session and PID namespace, and --die-with-parent so that no run outlives the service.
  */
 export function bubblewrapCommand(plan: BubblewrapPlan): { file: string; args: string[] } {
   const { limits } = plan;
   const args = [
+    '-n',
+    NICENESS,
+    plan.prlimitPath,
     `--as=${limits.memory_bytes}`,
     `--cpu=${limits.cpu_seconds}`,
     `--nproc=${limits.max_processes}`,
@@ -76,7 +82,7 @@ export function bubblewrapCommand(plan: BubblewrapPlan): { file: string; args: s
     '--',
     ...plan.command,
   ];
-  return { file: plan.prlimitPath, args };
+  return { file: 'nice', args };
 }
 
 /** Covers for Toolgate's own paths that fall inside a bound system directory. */
