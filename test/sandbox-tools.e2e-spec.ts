@@ -41,7 +41,7 @@ describe('sandbox tools, run locally under bubblewrap', () => {
     t = await startApp('postgres', {
       config: {
         data_dir: dataDir,
-        builtins: { file_search: { enabled: false } },
+        builtins: { file_search: { enabled: false }, code_interpreter: { enabled: true } },
         secrets: { encryption_key: undefined, encryption_key_file: keyFile },
         sandbox: {
           max_concurrency: 2,
@@ -195,6 +195,43 @@ describe('sandbox tools, run locally under bubblewrap', () => {
         code: 'not_executable',
         message: "Tool 'sb-elsewhere' cannot run: its sandbox template 'gpu' is not configured here",
       },
+    });
+  });
+
+  describe('the code_interpreter built-in', () => {
+    const run = (code: string) => call('code_interpreter', { code });
+
+    it('runs Python code in a sandbox and answers what it printed as logs', async () => {
+      const res = await run('import math\nprint(math.factorial(10))').expect(200);
+      expect(res.body).toMatchObject({
+        status: 'completed',
+        output: { outputs: [{ type: 'logs', logs: '3628800\n' }] },
+      });
+    });
+
+    it('fails the call with the exception when the code raises', async () => {
+      const res = await run('1 / 0').expect(200);
+      expect(res.body.status).toBe('failed');
+      expect(res.body.error.message).toBe('The code failed (exit code 1): ZeroDivisionError: division by zero');
+    });
+
+    it('is isolated like sandbox tools: no data directory, no key file, no service environment', async () => {
+      const code = [
+        'import json, os',
+        'seen = {}',
+        `for path in ${JSON.stringify([dataDir, keyFile])}:`,
+        '    seen[path] = os.path.exists(path)',
+        'print(json.dumps({"seen": seen, "env": dict(os.environ)}))',
+      ].join('\n');
+      const res = await run(code).expect(200);
+      const printed = JSON.parse(res.body.output.outputs[0].logs as string);
+      expect(printed.seen).toEqual({ [dataDir]: false, [keyFile]: false });
+      expect(JSON.stringify(printed.env)).not.toContain(SERVICE_SECRET);
+    });
+
+    it('refuses arguments without code, listing the violation', async () => {
+      const res = await call('code_interpreter', {}).expect(400);
+      expect(res.body.error.message).toContain('code');
     });
   });
 });

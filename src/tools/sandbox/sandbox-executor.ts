@@ -1,9 +1,8 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { ExecutableTool, Execution, ToolCall, ToolContext, ToolExecutor, ToolExecutorFor } from '../tool-executor';
 import { executionOf } from './sandbox-outcome';
-import { SandboxSlots } from './sandbox-slots';
-import { SandboxRuntime } from './sandbox-runtime';
+import { SandboxRunner } from './sandbox-runner';
 
 /**
  * Runs catalog tools of `source.type = sandbox`: the tool's entrypoint in its template, isolated by the
@@ -12,19 +11,11 @@ import { SandboxRuntime } from './sandbox-runtime';
  */
 @Injectable()
 @ToolExecutorFor('sandbox')
-export class SandboxExecutor implements ToolExecutor, OnModuleInit {
-  private readonly slots: SandboxSlots;
-
+export class SandboxExecutor implements ToolExecutor {
   constructor(
-    private readonly runtime: SandboxRuntime,
+    private readonly runtime: SandboxRunner,
     private readonly config: AppConfig,
-  ) {
-    this.slots = new SandboxSlots(config.sandbox.max_concurrency);
-  }
-
-  async onModuleInit(): Promise<void> {
-    await this.runtime.start();
-  }
+  ) {}
 
   /** Refusals (isolation unavailable, unknown template) are answered by execute(), with their reason. */
   canExecute(): boolean {
@@ -48,17 +39,14 @@ export class SandboxExecutor implements ToolExecutor, OnModuleInit {
           message: `Tool '${call.name}' declares network_external, which sandbox.allow_network_external does not allow`,
         },
       };
-    const outcome = await this.slots.run((slot) =>
-      this.runtime.run({
-        slot,
-        template,
-        command,
-        stdin: JSON.stringify(call.arguments ?? {}),
-        env: credentialEnv(ctx.credential),
-        network,
-        signal: ctx.signal,
-      }),
-    );
+    const outcome = await this.runtime.run({
+      template,
+      command,
+      stdin: JSON.stringify(call.arguments ?? {}),
+      env: credentialEnv(ctx.credential),
+      network,
+      signal: ctx.signal,
+    });
     return executionOf(call.name, outcome, this.config.sandbox.limits);
   }
 }

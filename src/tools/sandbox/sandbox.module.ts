@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { LocalSandboxRuntime } from './local/local-sandbox-runtime';
 import { SandboxExecutor } from './sandbox-executor';
+import { SandboxRunner } from './sandbox-runner';
 import { DisabledSandboxRuntime, SandboxRuntime } from './sandbox-runtime';
 
 /** The executor of `source.type = sandbox` tools, with the runtime `sandbox.runtime` names. */
@@ -13,8 +14,9 @@ import { DisabledSandboxRuntime, SandboxRuntime } from './sandbox-runtime';
       useFactory: (config: AppConfig): SandboxRuntime =>
         config.sandbox.runtime === 'local' ? new LocalSandboxRuntime(config) : new DisabledSandboxRuntime(),
     },
+    SandboxRunner,
     SandboxExecutor,
   ],
-  exports: [SandboxRuntime],
+  exports: [SandboxRunner],
 })
 export class SandboxModule {}
