@@ -1,3 +1,5 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -227,6 +229,27 @@ describe('sandbox tools, run locally under bubblewrap', () => {
       const printed = JSON.parse(res.body.output.outputs[0].logs as string);
       expect(printed.seen).toEqual({ [dataDir]: false, [keyFile]: false });
       expect(JSON.stringify(printed.env)).not.toContain(SERVICE_SECRET);
+    });
+
+    it('is a catalog tool over /mcp too, audited like any other', async () => {
+      const client = new Client({ name: 'sandbox-test', version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${t.baseUrl}/mcp`), {
+          requestInit: { headers: bearer(t.adminKey) },
+        }),
+      );
+      try {
+        const result = await client.callTool({ name: 'code_interpreter', arguments: { code: 'print(2 ** 10)' } });
+        expect(result.isError).toBeFalsy();
+        expect(JSON.stringify(result.content)).toContain('1024');
+      } finally {
+        await client.close();
+      }
+      const audit = await t.http.get('/v1/tools/audit?tool_name=code_interpreter').set(bearer(t.adminKey)).expect(200);
+      expect(audit.body.data.length).toBeGreaterThan(0);
+      expect(audit.body.data.every((record: { tool_name: string }) => record.tool_name === 'code_interpreter')).toBe(
+        true,
+      );
     });
 
     it('refuses arguments without code, listing the violation', async () => {
