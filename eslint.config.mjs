@@ -26,13 +26,13 @@ export default tseslint.config(
       message: 'Providers are called by the dispatcher and know nothing of the catalog, invocation or MCP.',
     },
     {
-      files: ['src/tools/registry/**', 'src/tools/mcp/**'],
+      files: ['src/tools/registry/**', 'src/tools/mcp/**', 'src/tools/sandbox/**'],
       forbid: '(^|/)(invocation|gateway|responses)(/|$)',
-      message: 'The registry and MCP sources supply executors; they never call the dispatcher.',
+      message: 'The registry, MCP sources and sandboxes supply executors; they never call the dispatcher.',
     },
     {
       files: ['src/gateway/**'],
-      forbid: '(^|/)tools/(catalog|mcp|registry)(/|$)',
+      forbid: '(^|/)tools/(catalog|mcp|registry|sandbox)(/|$)',
       message: 'The /mcp gateway reaches tools only through the dispatcher (src/tools/invocation).',
     },
   ]),

@@ -7,6 +7,7 @@ import { run as invocation } from './invocation.bench';
 import { run as mcp } from './mcp.bench';
 import { run as outputScan } from './output-scan.bench';
 import { run as redaction } from './redaction.bench';
+import { run as sandbox } from './sandbox.bench';
 import { run as toolSearch } from './tool-search.bench';
 import { run as tracing } from './tracing.bench';
 import { run as responses } from './responses.bench';
@@ -30,6 +31,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   'untrusted-input': untrustedInput,
   'output-scan': outputScan,
   tracing,
+  sandbox,
 };
 
 async function main(): Promise<void> {

@@ -11,8 +11,8 @@ if command -v pg_ctlcluster >/dev/null 2>&1 && ! pg_isready -h 127.0.0.1 -p 5432
 fi
 bash scripts/pgvector.sh
 
-# Debian packages the end-to-end suites run for real.
-wanted=(chromium curl jq openssl)
+# Debian packages the end-to-end suites run for real (bubblewrap and python3: the local sandbox runtime).
+wanted=(bubblewrap chromium curl jq openssl python3)
 packages=()
 for package in "${wanted[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || packages+=("$package")

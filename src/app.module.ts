@@ -30,6 +30,7 @@ import { InvocationModule } from './tools/invocation/invocation.module';
 import { ProviderApiMetricsMiddleware } from './tools/registry/provider-api-metrics.middleware';
 import { RegistryModule } from './tools/registry/registry.module';
 import { ResponsesModule } from './responses/responses.module';
+import { SandboxModule } from './tools/sandbox/sandbox.module';
 
 export interface AppModuleOptions {
   config: Config;
@@ -99,6 +100,7 @@ export class AppModule implements NestModule {
         CatalogModule,
         CredentialsModule,
         McpModule,
+        SandboxModule,
         GatewayModule,
         McpRegistryModule,
         InvocationModule,

@@ -19,6 +19,8 @@ describe('module boundaries in npm run lint', () => {
     ],
     ['the registry importing invocation', 'src/tools/registry/x.ts', '../invocation/tool-dispatcher'],
     ['MCP importing invocation', 'src/tools/mcp/x.ts', '../invocation/tool-dispatcher'],
+    ['a sandbox importing invocation', 'src/tools/sandbox/x.ts', '../invocation/tool-dispatcher'],
+    ['the gateway importing a sandbox', 'src/gateway/x.ts', '../tools/sandbox/sandbox-runtime'],
     ['the gateway importing the catalog', 'src/gateway/x.ts', '../tools/catalog/catalog-state'],
     ['the gateway importing MCP', 'src/gateway/tool-search/x.ts', '../../tools/mcp/mcp-sources.service'],
     ['common importing a feature', 'src/common/x.ts', '../tenancy/request-context'],

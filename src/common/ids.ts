@@ -31,6 +31,7 @@ export type IdPrefix =
   | 'fco_'
   | 'fs_'
   | 'ws_'
+  | 'ci_'
   | 'mcp_';
 
 export function newId(prefix: IdPrefix): string {

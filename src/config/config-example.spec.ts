@@ -9,6 +9,6 @@ describe('config.example.yaml', () => {
     });
     const { builtins: _none, ...defaults } = validateConfig({});
     expect(example).toEqual(defaults);
-    expect(Object.keys(builtins).sort()).toEqual(['file_search', 'web_search']);
+    expect(Object.keys(builtins).sort()).toEqual(['code_interpreter', 'file_search', 'web_search']);
   });
 });

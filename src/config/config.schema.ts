@@ -226,6 +226,49 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    /** Where `source.type: sandbox` tools run, and the limits every run gets (see src/tools/sandbox). */
+    sandbox: z
+      .object({
+        /** local: bubblewrap on this host; off: sandbox tools are refused. */
+        runtime: z.enum(['local', 'off']).default('local'),
+        /** Sandbox runs at once on this replica; further calls wait for a slot (within their timeout). */
+        max_concurrency: integer().pipe(z.number().min(1).max(1000)).default(4),
+        /** Tools that declare `network_external` get the host's network only when this is on. */
+        allow_network_external: flag().default(false),
+        limits: z
+          .object({
+            /** Wall-clock time of one run; keep it under tools.default_timeout so the run's own error is seen. */
+            wall_time: duration().pipe(z.number().min(100, 'expected at least 100ms')).default(20_000),
+            cpu_seconds: integer().pipe(z.number().min(1).max(86_400)).default(10),
+            /** Address space of each process (RLIMIT_AS), in bytes. */
+            memory_bytes: integer().pipe(z.number().min(16_777_216)).default(536_870_912),
+            /** Processes and threads (RLIMIT_NPROC). */
+            max_processes: integer().pipe(z.number().min(4).max(100_000)).default(64),
+            /** Largest file a run may write (RLIMIT_FSIZE), in bytes. */
+            max_file_bytes: integer().pipe(z.number().min(1024)).default(67_108_864),
+            /** Largest stdout kept; more ends the run as failed. */
+            max_output_bytes: integer().pipe(z.number().min(1024).max(67_108_864)).default(1_048_576),
+          })
+          .strict()
+          .prefault({}),
+        local: z
+          .object({
+            bwrap_path: text().default('bwrap'),
+            prlimit_path: text().default('prlimit'),
+            /**
+             * When the service runs as root, the runs of each concurrency slot get their own unprivileged user,
+             * first_uid + slot (no account needed), in this group: process limits count per user.
+             */
+            first_uid: integer().pipe(z.number().min(1000).max(4_294_000_000)).default(200_000),
+            gid: integer().pipe(z.number().min(1).max(4_294_967_294)).default(65_534),
+            /** Template name -> host directory, mounted read-only at /template (the tool's code and files). */
+            templates: z.record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,255}$/), text()).default({}),
+          })
+          .strict()
+          .prefault({}),
+      })
+      .strict()
+      .prefault({}),
     audit: z
       .object({
         /** Extra argument/output keys whose values are replaced before storage (added to the built-in list). */

@@ -78,6 +78,7 @@ function textOf(content: ContentPart[] | string): string {
 function argumentsOf(item: ConversationItem['item']): string {
   if (typeof item.arguments === 'string') return item.arguments;
   if (item.type === 'file_search_call') return JSON.stringify({ query: (item.queries as string[])[0] ?? '' });
+  if (item.type === 'code_interpreter_call') return JSON.stringify({ code: item.code });
   const action = item.action as { query?: string } | undefined;
   return JSON.stringify({ query: action?.query ?? '' });
 }

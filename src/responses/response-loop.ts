@@ -346,6 +346,10 @@ export class ResponseLoop {
     } else if (item.type === 'web_search_call') {
       this.send('response.web_search_call.in_progress', where);
       this.send('response.web_search_call.searching', where);
+    } else if (item.type === 'code_interpreter_call') {
+      this.send('response.code_interpreter_call.in_progress', where);
+      this.send('response.code_interpreter_call_code.done', { ...where, code: item.code });
+      this.send('response.code_interpreter_call.interpreting', where);
     } else {
       this.send('response.mcp_call.in_progress', where);
       this.send('response.mcp_call_arguments.delta', { ...where, delta: item.arguments });
@@ -359,6 +363,7 @@ export class ResponseLoop {
     const where = { item_id: item.id, output_index: index };
     if (item.type === 'file_search_call') this.send('response.file_search_call.completed', where);
     else if (item.type === 'web_search_call') this.send('response.web_search_call.completed', where);
+    else if (item.type === 'code_interpreter_call') this.send('response.code_interpreter_call.completed', where);
     else this.send(outcome.status === 'completed' ? 'response.mcp_call.completed' : 'response.mcp_call.failed', where);
     this.send('response.output_item.done', { output_index: index, item });
   }

@@ -14,6 +14,7 @@ export type RequestTool =
       filters?: unknown;
     }
   | { type: 'web_search'; index: number }
+  | { type: 'code_interpreter'; index: number }
   | { type: 'mcp'; index: number; serverLabel: string; allowedTools: string[] | null };
 
 export type ToolChoice =
@@ -284,11 +285,18 @@ function parseTool(raw: unknown, index: number): RequestTool {
     case 'web_search':
     case 'web_search_preview':
       return { type: 'web_search', index };
+    case 'code_interpreter': {
+      // Every call gets a fresh sandbox: no container can be named or kept, nor files put in it yet.
+      const container = raw.container;
+      if (!isObject(container) || container.type !== 'auto' || Object.keys(container).length !== 1)
+        throw invalid('container must be {"type": "auto"}', `${param}.container`, 'unsupported_value');
+      return { type: 'code_interpreter', index };
+    }
     case 'mcp':
       return parseMcpTool(raw, index, param);
     default:
       throw invalid(
-        `Unsupported tool type ${JSON.stringify(raw.type)}: use function, file_search, web_search or mcp`,
+        `Unsupported tool type ${JSON.stringify(raw.type)}: use function, file_search, web_search, code_interpreter or mcp`,
         `${param}.type`,
         'unsupported_value',
       );

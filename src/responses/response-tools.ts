@@ -8,6 +8,7 @@ import type { ResolvedTool } from '../tools/invocation/tool-policy';
 import { catalogName } from '../tools/mcp/mcp-tool-names';
 import { FILE_SEARCH_TOOL } from '../tools/builtins/file-search/file-search.tool';
 import { WEB_SEARCH_TOOL } from '../tools/builtins/web-search/web-search.tool';
+import { CODE_INTERPRETER_TOOL } from '../tools/builtins/code-interpreter/code-interpreter.tool';
 import type { RequestTool, ToolChoice } from './response-request';
 
 /**
@@ -17,7 +18,7 @@ import type { RequestTool, ToolChoice } from './response-request';
 export interface LoopTool {
   /** The function name the model sees and calls. */
   name: string;
-  kind: 'client' | 'file_search' | 'web_search' | 'mcp';
+  kind: 'client' | 'file_search' | 'web_search' | 'code_interpreter' | 'mcp';
   description: string;
   parameters: Record<string, unknown>;
   /** The catalog tool the dispatcher runs (server-side kinds). */
@@ -148,6 +149,11 @@ export async function resolveLoopTools(
       case 'web_search': {
         const resolved = available(WEB_SEARCH_TOOL, `${param}.type`);
         tools.push({ ...definitionOf(resolved), kind: 'web_search', catalogName: resolved.name });
+        break;
+      }
+      case 'code_interpreter': {
+        const resolved = available(CODE_INTERPRETER_TOOL, `${param}.type`);
+        tools.push({ ...definitionOf(resolved), kind: 'code_interpreter', catalogName: resolved.name });
         break;
       }
       case 'mcp':

@@ -25,7 +25,8 @@ export class CreateResponseDto {
     description:
       "`{type:'function', name, parameters}`: run by the client (the response ends with function_call items). " +
       "`{type:'function', name}` without parameters: the catalog tool of that name, run by Toolgate. " +
-      "`{type:'file_search', vector_store_ids}`, `{type:'web_search'}`, and `{type:'mcp', server_label, allowed_tools?}` " +
+      "`{type:'file_search', vector_store_ids}`, `{type:'web_search'}`, `{type:'code_interpreter', container:{type:'auto'}}` " +
+      "(the code_interpreter built-in, when enabled), and `{type:'mcp', server_label, allowed_tools?}` " +
       "naming a registered MCP source (require_approval must be 'never'). Every tool must be in the caller's effective set.",
     example: [
       { type: 'file_search', vector_store_ids: ['vs_abc123'] },
@@ -75,7 +76,7 @@ export class ResponseDto {
   incomplete_details: Record<string, unknown> | null;
   @ApiProperty({ example: 'gpt-4o-mini' }) model: string;
   @ApiProperty({
-    description: 'Items: message, function_call, file_search_call, web_search_call, mcp_call.',
+    description: 'Items: message, function_call, file_search_call, web_search_call, code_interpreter_call, mcp_call.',
     example: [
       {
         id: 'msg_1',

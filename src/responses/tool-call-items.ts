@@ -25,6 +25,15 @@ export function pendingItem(tool: LoopTool, args: string): Item {
         status: 'in_progress',
         action: { type: 'search', query: queryOf(args) },
       };
+    case 'code_interpreter':
+      return {
+        id: newId('ci_'),
+        type: 'code_interpreter_call',
+        status: 'in_progress',
+        code: codeOf(args),
+        container_id: 'auto',
+        outputs: null,
+      };
     default:
       return {
         id: newId('mcp_'),
@@ -79,6 +88,15 @@ export function finishedItem(item: Item, outcome: CallOutcome): { item: Item; to
           ...item,
           status: failed ? 'failed' : 'completed',
           action: { ...(item.action as object), sources: webSources(output) },
+        },
+        toolOutput,
+      };
+    case 'code_interpreter_call':
+      return {
+        item: {
+          ...item,
+          status: failed ? 'failed' : 'completed',
+          outputs: failed ? null : ((output as { outputs?: unknown } | null)?.outputs ?? null),
         },
         toolOutput,
       };
@@ -138,6 +156,15 @@ function webSources(output: unknown): { type: 'url'; url: string }[] {
   return results
     .filter((result: { url?: unknown }) => typeof result?.url === 'string')
     .map((result: { url: string }) => ({ type: 'url', url: result.url }));
+}
+
+function codeOf(args: string): string {
+  try {
+    const parsed = JSON.parse(args) as { code?: unknown };
+    return typeof parsed?.code === 'string' ? parsed.code : '';
+  } catch {
+    return '';
+  }
 }
 
 function queryOf(args: string): string {

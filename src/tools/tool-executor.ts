@@ -74,7 +74,9 @@ export interface ToolSourceDescriptor {
   /** MCP tools: the source (server) and the server's own name of the tool. */
   server_name?: string;
   tool_name?: string;
+  /** Sandbox tools: the template (prepared environment) and the command run in it. */
   template?: string;
+  entrypoint?: string;
   /** Key in the calling tenant's credential store, supplied at execution time. */
   credential_key?: string;
 }
@@ -86,6 +88,8 @@ export interface ExecutableTool {
   source: ToolSourceDescriptor;
   /** Scanning of this tool's results when it overrides `catalog.output_scan`. */
   outputScan?: 'off' | 'flag' | 'block';
+  /** What the tool was approved to do (network_external, ...): sandboxes grant exactly these. */
+  permissions?: string[];
   /** The tenant that registered the tool by hand; absent for tools discovered from their source. */
   registeredBy?: string;
 }

@@ -1,5 +1,6 @@
 import type { DynamicModule, Type } from '@nestjs/common';
 import { BUILTIN_PROVIDERS } from './builtin-providers';
+import { CodeInterpreterModule } from './code-interpreter/code-interpreter.module';
 import { FileSearchModule } from './file-search/file-search.module';
 import { WebSearchModule } from './web-search/web-search.module';
 
@@ -16,7 +17,11 @@ export interface ProviderModule {
  * a disabled one is never imported, so its tools and routes do not exist. The FunctionRegistry then
  * finds the loaded providers by discovery.
  */
-const MODULES: Record<string, Type> = { web_search: WebSearchModule, file_search: FileSearchModule };
+const MODULES: Record<string, Type> = {
+  web_search: WebSearchModule,
+  file_search: FileSearchModule,
+  code_interpreter: CodeInterpreterModule,
+};
 
 export const BUILTIN_PROVIDER_MODULES: ProviderModule[] = BUILTIN_PROVIDERS.map(({ name, enabledByDefault }) => ({
   name,

@@ -1,4 +1,5 @@
 import type { Config } from '../../config/config.schema';
+import { CODE_INTERPRETER_TOOL } from './code-interpreter/code-interpreter.tool';
 import { FILE_SEARCH_TOOL } from './file-search/file-search.tool';
 import { WEB_SEARCH_TOOL } from './web-search/web-search.tool';
 
@@ -14,6 +15,7 @@ export interface BuiltinProvider {
 export const BUILTIN_PROVIDERS: BuiltinProvider[] = [
   { name: 'web_search', tools: [WEB_SEARCH_TOOL] },
   { name: 'file_search', tools: [FILE_SEARCH_TOOL], enabledByDefault: true },
+  { name: 'code_interpreter', tools: [CODE_INTERPRETER_TOOL] },
 ];
 
 /** `builtins.<name>.enabled`, or the provider's default when its section says nothing. */

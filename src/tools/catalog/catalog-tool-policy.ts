@@ -89,6 +89,7 @@ function toResolved(entry: ToolEntity): ResolvedTool {
       credentialKey: source.credential_key,
     },
     ...(entry.outputScan && { outputScan: entry.outputScan }),
+    ...(entry.permissions.length > 0 && { permissions: entry.permissions }),
     ...(entry.ownerTenantId !== null && { registeredBy: entry.ownerTenantId }),
   };
 }

@@ -32,7 +32,6 @@ export const TENANT_ACCESS_MODES = ['all', 'allowlist', 'denylist'] as const;
 export interface ToolSource extends ToolSourceDescriptor {
   type: SourceType;
   server_url?: string;
-  entrypoint?: string;
 }
 
 export interface TenantAccess {

@@ -38,6 +38,18 @@ const TOOL_EXAMPLES = {
     output_scan: 'block',
     rate_limit: { per_minute: 30, per_hour: 500 },
   },
+  sandbox: {
+    name: 'csv-summary',
+    description: 'Summarize a CSV table: row count, column names and the mean of each numeric column.',
+    source: { type: 'sandbox', template: 'python', entrypoint: '/usr/bin/python3 /template/csv_summary.py' },
+    schema: {
+      type: 'object',
+      properties: { csv: { type: 'string', maxLength: 100_000 } },
+      required: ['csv'],
+      additionalProperties: false,
+    },
+    tags: ['data'],
+  },
   function: {
     name: 'create-ticket',
     description: 'Open a support ticket; the calling agent runs it and reports the result.',
@@ -74,6 +86,7 @@ export class ToolsController {
     type: CreateToolDto,
     examples: {
       mcp: { value: TOOL_EXAMPLES.mcp },
+      sandbox: { value: TOOL_EXAMPLES.sandbox },
       function: { value: TOOL_EXAMPLES.function },
     },
   })

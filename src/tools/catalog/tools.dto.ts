@@ -56,13 +56,21 @@ export class ToolSourceDto {
   @MaxLength(256)
   tool_name?: string;
 
-  @ApiPropertyOptional({ example: 'antwort-browser', description: 'sandbox: the SandboxTemplate.' })
+  @ApiPropertyOptional({
+    example: 'python',
+    description:
+      'sandbox: the prepared environment the entrypoint runs in (local runtime: a name of sandbox.local.templates, whose directory is mounted read-only at /template).',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(256)
   template?: string;
 
-  @ApiPropertyOptional({ example: '/usr/local/bin/browse', description: 'sandbox: the entrypoint.' })
+  @ApiPropertyOptional({
+    example: '/usr/bin/python3 /template/csv_summary.py',
+    description:
+      'sandbox: the command run for each call, an absolute path and its arguments split on spaces (no shell). It gets the arguments as JSON on stdin; stdout that parses as JSON is the result, other stdout is text; a non-zero exit fails the call with the last line of stderr.',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(1024)

@@ -1,0 +1,22 @@
+import { Module } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config';
+import { LocalSandboxRuntime } from './local/local-sandbox-runtime';
+import { SandboxExecutor } from './sandbox-executor';
+import { SandboxRunner } from './sandbox-runner';
+import { DisabledSandboxRuntime, SandboxRuntime } from './sandbox-runtime';
+
+/** The executor of `source.type = sandbox` tools, with the runtime `sandbox.runtime` names. */
+@Module({
+  providers: [
+    {
+      provide: SandboxRuntime,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig): SandboxRuntime =>
+        config.sandbox.runtime === 'local' ? new LocalSandboxRuntime(config) : new DisabledSandboxRuntime(),
+    },
+    SandboxRunner,
+    SandboxExecutor,
+  ],
+  exports: [SandboxRunner],
+})
+export class SandboxModule {}
