@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import type { DataSource } from 'typeorm';
 import { chunkText } from '../src/tools/builtins/file-search/ingestion/chunker';
 import { vectorLiteral } from '../src/tools/builtins/file-search/ingestion/pgvector.backend';
-import { BenchApp, startBenchApp } from './support/harness';
+import { BenchApp, engineName, startBenchApp } from './support/harness';
 
 /**
  * file_search benchmarks, each against a baseline measured in the same run on the same database:
@@ -63,7 +63,7 @@ async function ingestion(embeddingUrl: string): Promise<void> {
 
     const pipelineRate = chunks / pipelineSeconds;
     const rawRate = rows.length / rawSeconds;
-    console.log('\nfile_search ingestion (hybrid, embedded PGlite, local embedding stub)');
+    console.log(`\nfile_search ingestion (hybrid, ${engineName()}, local embedding stub)`);
     console.log(
       `  file: ${(text.length / 1024 / 1024).toFixed(1)} MB, ${chunks} chunks of 100 tokens, ${DIMENSIONS}-d vectors`,
     );
@@ -139,7 +139,7 @@ async function search(embeddingUrl: string): Promise<void> {
     const rawTimes = await timeEach(queries, raw);
     const apiTimes = await timeEach(queries, api);
     console.log(
-      `\nfile_search search latency over ${SEARCH_CHUNKS.toLocaleString('en')} chunks (hybrid, embedded PGlite)`,
+      `\nfile_search search latency over ${SEARCH_CHUNKS.toLocaleString('en')} chunks (hybrid, ${engineName()})`,
     );
     console.log(`  loading ${SEARCH_CHUNKS} chunks + HNSW index: ${loadSeconds.toFixed(1)} s`);
     console.log(
@@ -192,8 +192,10 @@ async function memory(): Promise<void> {
       [storeId, fileId],
     )) as { n: number }[];
     const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
-    console.log('\nfile_search memory while uploading and ingesting a 50 MB file (full-text mode, embedded PGlite)');
-    console.log(`  ${n} chunks in ${seconds.toFixed(1)} s; the process also hosts the database (PGlite's WASM heap)`);
+    console.log(`\nfile_search memory while uploading and ingesting a 50 MB file (full-text mode, ${engineName()})`);
+    const hosted =
+      engineName() === 'embedded PGlite' ? "; the process also hosts the database (PGlite's WASM heap)" : '';
+    console.log(`  ${n} chunks in ${seconds.toFixed(1)} s${hosted}`);
     console.log(`  RSS: ${mb(before.rss)} MB before, peak ${mb(peakRss)} MB (+${mb(peakRss - before.rss)} MB)`);
     console.log(
       `  JS heap used: ${mb(before.heapUsed)} MB before, peak ${mb(peakHeap)} MB (+${mb(peakHeap - before.heapUsed)} MB)`,

@@ -4,7 +4,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
-import { startBenchApp } from './support/harness';
+import { engineName, startBenchApp } from './support/harness';
 import { startUpstream } from './support/mcp-upstream';
 
 const WARMUP = 50;
@@ -37,7 +37,8 @@ function print(title: string, baseline: Latency, subject: Latency): void {
   console.log(row(baseline));
   console.log(row(subject));
   console.log(
-    `  ratio (subject / baseline): p50 ${(subject.p50 / baseline.p50).toFixed(2)}x, p99 ${(subject.p99 / baseline.p99).toFixed(2)}x, mean ${(subject.mean / baseline.mean).toFixed(2)}x`,
+    `  ratio (subject / baseline): p50 ${(subject.p50 / baseline.p50).toFixed(2)}x, p99 ${(subject.p99 / baseline.p99).toFixed(2)}x, mean ${(subject.mean / baseline.mean).toFixed(2)}x; ` +
+      `added p50 ${(subject.p50 - baseline.p50).toFixed(2)} ms`,
   );
 }
 
@@ -68,10 +69,34 @@ async function serverPerRequest(validator?: AjvJsonSchemaValidator): Promise<voi
  * A tool call to an upstream MCP server: directly with the SDK client (baseline), through Toolgate's
  * POST /v1/tool_calls (issue 6), and through Toolgate's own MCP endpoint /mcp (issue 9, stateless since
  * issue 14: a server and transport per POST), in one run; then the cost of that per-request construction.
+ * Toolgate runs twice: with the definition check on every call (the default: one tools/list round trip
+ * to the upstream per call) and with the listing reused for up to 30 s (mcp.definition_check_max_age).
  */
 export async function run(): Promise<void> {
   const upstream = await startUpstream();
-  const app = await startBenchApp({ builtins: { file_search: { enabled: false } } });
+  try {
+    const direct = await sdkClient(upstream.url);
+    await throughToolgate(upstream.url, direct, 'definition checked on every call', {});
+    await throughToolgate(upstream.url, direct, 'listing reused up to 30 s', { definition_check_max_age: '30s' });
+    await direct.close();
+  } finally {
+    await upstream.stop();
+  }
+  const shared = new AjvJsonSchemaValidator();
+  print(
+    'Per-request MCP server and transport of stateless /mcp',
+    await time('SDK default (an Ajv instance per server)', () => serverPerRequest()),
+    await time('as the gateway builds it (one shared validator)', () => serverPerRequest(shared)),
+  );
+}
+
+async function throughToolgate(
+  upstreamUrl: string,
+  direct: Client,
+  setting: string,
+  mcp: { definition_check_max_age?: string },
+): Promise<void> {
+  const app = await startBenchApp({ builtins: { file_search: { enabled: false } }, mcp });
   const headers = { Authorization: `Bearer ${app.adminKey}`, 'Content-Type': 'application/json' };
   try {
     const registered = await fetch(`${app.baseUrl}/v1/tools/sources/mcp`, {
@@ -79,13 +104,12 @@ export async function run(): Promise<void> {
       headers,
       body: JSON.stringify({
         name: 'upstream',
-        url: upstream.url,
+        url: upstreamUrl,
         default_security_status: 'approved',
         default_audit_level: 'basic',
       }),
     });
     if (!registered.ok) throw new Error(`Could not register the upstream source: ${await registered.text()}`);
-    const direct = await sdkClient(upstream.url);
     const viaGateway = await sdkClient(`${app.baseUrl}/mcp`, { Authorization: `Bearer ${app.adminKey}` });
     const args = { text: 'hello' };
     const baseline = await time('direct SDK client -> upstream', () =>
@@ -103,18 +127,11 @@ export async function run(): Promise<void> {
     const gateway = await time('SDK client -> Toolgate /mcp -> upstream', () =>
       viaGateway.callTool({ name: 'upstream-echo', arguments: args }),
     );
-    print('MCP tool call through Toolgate (HTTP API) versus direct', baseline, http);
-    print('MCP tool call through the /mcp gateway versus direct', baseline, gateway);
-    const shared = new AjvJsonSchemaValidator();
-    print(
-      'Per-request MCP server and transport of stateless /mcp',
-      await time('SDK default (an Ajv instance per server)', () => serverPerRequest()),
-      await time('as the gateway builds it (one shared validator)', () => serverPerRequest(shared)),
-    );
-    await direct.close();
+    const on = `${engineName()}, ${setting}`;
+    print(`MCP tool call through Toolgate (HTTP API) versus direct (${on})`, baseline, http);
+    print(`MCP tool call through the /mcp gateway versus direct (${on})`, baseline, gateway);
     await viaGateway.close();
   } finally {
     await app.close();
-    await upstream.stop();
   }
 }

@@ -4,6 +4,7 @@ import { run as hostileFiles } from './hostile-files.bench';
 import { run as hostileRelays } from './hostile-relays.bench';
 import { run as hostileSweep } from './hostile-sweep.bench';
 import { run as invocation } from './invocation.bench';
+import { run as load } from './load.bench';
 import { run as mcp } from './mcp.bench';
 import { run as outputScan } from './output-scan.bench';
 import { run as redaction } from './redaction.bench';
@@ -14,11 +15,17 @@ import { run as responses } from './responses.bench';
 import { run as reviewHeldout } from './review-heldout.bench';
 import { run as reviewJudge } from './review-judge.bench';
 import { run as untrustedInput } from './untrusted-input.bench';
+import { BENCH_ENGINES, BenchEngine, useEngine } from './support/harness';
 
-/** `npm run bench [name...]`: every benchmark, or the named ones, each printing ratios against its own baseline. */
+/**
+ * `npm run bench [name...] [--engine=postgres|pglite]`: every benchmark, or the named ones, each printing ratios
+ * against its own baseline, on PostgreSQL (a fresh database per benchmark on BENCH_DATABASE_URL's server, default
+ * the local one) and then on the embedded PGlite, or on the one engine named.
+ */
 const BENCHMARKS: Record<string, () => Promise<void>> = {
   invocation,
   mcp,
+  load,
   'file-search': fileSearch,
   'hostile-files': hostileFiles,
   'hostile-relays': hostileRelays,
@@ -35,11 +42,19 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
 };
 
 async function main(): Promise<void> {
-  const wanted = process.argv.slice(2);
+  const args = process.argv.slice(2);
+  const engineArg = args.find((arg) => arg.startsWith('--engine='))?.slice('--engine='.length);
+  if (engineArg !== undefined && !BENCH_ENGINES.includes(engineArg as BenchEngine))
+    throw new Error(`Unknown engine ${engineArg}; known: ${BENCH_ENGINES.join(', ')}`);
+  const wanted = args.filter((arg) => !arg.startsWith('--'));
   const unknown = wanted.filter((name) => !(name in BENCHMARKS));
   if (unknown.length)
     throw new Error(`Unknown benchmark ${unknown.join(', ')}; known: ${Object.keys(BENCHMARKS).join(', ')}`);
-  for (const name of wanted.length ? wanted : Object.keys(BENCHMARKS)) await BENCHMARKS[name]();
+  for (const engine of engineArg ? [engineArg as BenchEngine] : BENCH_ENGINES) {
+    useEngine(engine);
+    console.log(`\n=== ${engine} ===`);
+    for (const name of wanted.length ? wanted : Object.keys(BENCHMARKS)) await BENCHMARKS[name]();
+  }
 }
 
 main().then(

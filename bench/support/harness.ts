@@ -1,9 +1,11 @@
 import autocannon from 'autocannon';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from 'pg';
 import { createToolgate, Toolgate } from '../../src/app.factory';
 import { randomToken } from '../../src/common/ids';
 import { loadConfig } from '../../src/config/config.loader';
@@ -17,9 +19,58 @@ export interface BenchApp {
   close(): Promise<void>;
 }
 
-/** Starts the service for a benchmark: on DATABASE_URL when set, otherwise on a fresh embedded database. */
+/** The database a benchmark runs on: a PostgreSQL server (with pgvector), or the embedded PGlite. */
+export type BenchEngine = 'postgres' | 'pglite';
+export const BENCH_ENGINES: BenchEngine[] = ['postgres', 'pglite'];
+
+/** The PostgreSQL server benchmarks create their databases on (as the e2e suites do). */
+const SERVER_URL =
+  process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+let engine: BenchEngine = 'pglite';
+
+/** Every app started from now on runs on `chosen`. */
+export function useEngine(chosen: BenchEngine): void {
+  engine = chosen;
+}
+
+/** How the current engine is named in printed results. */
+export function engineName(): string {
+  return engine === 'postgres' ? 'PostgreSQL + pgvector' : 'embedded PGlite';
+}
+
+/** A database of its own for one benchmark: a fresh database on the server, dropped at the end. */
+export interface BenchDatabase {
+  url?: string;
+  drop(): Promise<void>;
+}
+
+export async function createBenchDatabase(): Promise<BenchDatabase> {
+  if (engine === 'pglite') return { drop: async () => undefined };
+  const name = `toolgate_bench_${randomToken(12).toLowerCase()}`;
+  await serverQuery(`CREATE DATABASE ${name}`);
+  const url = new URL(SERVER_URL);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => serverQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+async function serverQuery(sql: string): Promise<void> {
+  const client = new Client({ connectionString: SERVER_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Credentials need a key on an external database; a benchmark makes one up. */
+const BENCH_ENCRYPTION_KEY = randomBytes(32).toString('base64');
+
+/** Starts the service for a benchmark on the current engine, in a database of its own. */
 export async function startBenchApp(config: ConfigInput = {}, providers: ProviderModule[] = []): Promise<BenchApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'toolgate-bench-'));
+  const database = await createBenchDatabase();
   const adminKey = `tg_bench_${randomToken(24)}`;
   const overrides = {
     ...config,
@@ -27,9 +78,14 @@ export async function startBenchApp(config: ConfigInput = {}, providers: Provide
     data_dir: dataDir,
     auth: { admin_api_key: adminKey },
     logging: { level: 'silent' },
+    ...(database.url && {
+      database: { url: database.url, ...config.database },
+      secrets: { encryption_key: BENCH_ENCRYPTION_KEY, ...config.secrets },
+    }),
   };
-  // The environment applies as for `npm start` (DATABASE_URL, TOOLGATE_SECRETS__ENCRYPTION_KEY, ...).
-  const toolgate = await createToolgate(loadConfig(process.env, overrides), { providers });
+  // Otherwise the environment applies as for `npm start` (TOOLGATE_*, ...); the engine is the benchmark's.
+  const env = { ...process.env, DATABASE_URL: undefined };
+  const toolgate = await createToolgate(loadConfig(env, overrides), { providers });
   await toolgate.app.listen(0, '127.0.0.1');
   const { port } = (toolgate.app.getHttpServer() as Server).address() as AddressInfo;
   return {
@@ -38,6 +94,7 @@ export async function startBenchApp(config: ConfigInput = {}, providers: Provide
     adminKey,
     close: async () => {
       await toolgate.close();
+      await database.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
@@ -107,7 +164,7 @@ function pick(a: LoadResult, b: LoadResult): LoadResult {
 export function printComparison(title: string, [baseline, subject]: [LoadResult, LoadResult]): void {
   const row = (r: LoadResult) =>
     `  ${r.label.padEnd(44)} ${r.requestsPerSecond.toFixed(0).padStart(7)} req/s   p50 ${r.p50.toFixed(1).padStart(6)} ms   p99 ${r.p99.toFixed(1).padStart(6)} ms   errors ${r.errors}`;
-  console.log(`\n${title}`);
+  console.log(`\n${title} (${engineName()})`);
   console.log(row(baseline));
   console.log(row(subject));
   console.log(

@@ -5,6 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { version } from '../../../package.json';
 import { cappedFetch } from '../../common/capped-stream';
+import { scopedSignalFetch } from '../../common/request-signal';
 import { withTimeout } from '../../common/timeout';
 import type { McpCommand, McpSourceEntity } from './mcp-source.entity';
 import { StdioLineBuffer } from './stdio-line-buffer';
@@ -58,8 +59,9 @@ export async function connectToSource(source: McpSourceEntity, options: ConnectO
   const url = new URL(source.url!);
   const http = (guard: SizeGuard) => ({
     requestInit: { headers: options.headers },
-    // Every answer is capped while it is read: JSON bodies in all, event streams per event.
-    fetch: cappedFetch(options.fetch, options.maxMessageBytes, () => guard.exceeded()),
+    // Every answer is capped while it is read: JSON bodies in all, event streams per event. The transport's
+    // own signal, given to every request, is held by each request only while it is open.
+    fetch: cappedFetch(scopedSignalFetch(options.fetch), options.maxMessageBytes, () => guard.exceeded()),
   });
   const sse = () => connect(source, (guard) => new SSEClientTransport(url, http(guard)), 'sse', options);
   if (source.transport === 'sse') return sse();

@@ -19,11 +19,15 @@ export type DefinitionVerdict = { ok: true } | { ok: false; code: 'pending_chang
  * notifications/tools/list_changed; a refresh on an interval would leave a window in which calls reach the
  * changed tool, a check on call leaves none. tools/list is one round trip on an open connection, small next
  * to the call itself. `mcp.definition_check_max_age` lets a busy deployment reuse a listing per connection
- * for a short time: fewer round trips, at the price of that window again.
+ * for a bounded time: fewer round trips, at the price of that window again for a server that changes a tool
+ * without saying so. A server's notifications/tools/list_changed (and a refused call) drops the listings of
+ * its source at once, so a server that does announce its changes is checked against the new listing.
  */
 @Injectable()
 export class McpDefinitionCheck {
-  private readonly listings = new WeakMap<Client, { listedAt: number; tools: Map<string, Tool> }>();
+  private readonly listings = new WeakMap<Client, { listedAt: number; generation: number; tools: Map<string, Tool> }>();
+  /** Per source name: bumped by `forget`, so listings taken before it are not reused. */
+  private readonly generations = new Map<string, number>();
 
   constructor(
     private readonly config: AppConfig,
@@ -34,7 +38,7 @@ export class McpDefinitionCheck {
     // Only discovered entries (no registering tenant) hold the server's own definition. A tool registered by
     // hand describes the server's tool in its registrant's words: there is no server definition to compare.
     if (entry.registeredBy !== undefined) return { ok: true };
-    const offered = (await this.listing(client, signal)).get(entry.source.tool_name!);
+    const offered = (await this.listing(client, entry.source.server_name ?? '', signal)).get(entry.source.tool_name!);
     if (!offered)
       return {
         ok: false,
@@ -50,10 +54,22 @@ export class McpDefinitionCheck {
     return { ok: true };
   }
 
-  private async listing(client: Client, signal: AbortSignal): Promise<Map<string, Tool>> {
+  /** The source's tool list changed (it said so, or a call found it changed): its listings are not reused. */
+  forget(sourceName: string): void {
+    this.generations.set(sourceName, (this.generations.get(sourceName) ?? 0) + 1);
+  }
+
+  private async listing(client: Client, sourceName: string, signal: AbortSignal): Promise<Map<string, Tool>> {
     const maxAge = this.config.mcp.definition_check_max_age;
+    const generation = this.generations.get(sourceName) ?? 0;
     const cached = this.listings.get(client);
-    if (cached && maxAge > 0 && this.clock.now().getTime() - cached.listedAt < maxAge) return cached.tools;
+    if (
+      cached &&
+      maxAge > 0 &&
+      cached.generation === generation &&
+      this.clock.now().getTime() - cached.listedAt < maxAge
+    )
+      return cached.tools;
     const tools = new Map<string, Tool>();
     let cursor: string | undefined;
     do {
@@ -65,7 +81,7 @@ export class McpDefinitionCheck {
       }
       cursor = page.nextCursor;
     } while (cursor && tools.size < MAX_LISTED_TOOLS);
-    this.listings.set(client, { listedAt: this.clock.now().getTime(), tools });
+    this.listings.set(client, { listedAt: this.clock.now().getTime(), generation, tools });
     return tools;
   }
 }

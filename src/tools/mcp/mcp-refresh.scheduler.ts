@@ -4,13 +4,15 @@ import { AppConfig } from '../../config/app-config';
 import { AdvisoryLock, tryWithAdvisoryLock } from '../../database/advisory-locks';
 import { BackgroundTasks, RepeatingTask } from '../../observability/background';
 import { McpClientPool } from './mcp-client-pool';
+import { McpDefinitionCheck } from './mcp-definition-check';
 import { McpDiscoveryService } from './mcp-discovery.service';
 import { McpSourcesService } from './mcp-sources.service';
 
 /**
  * Refreshes each source on its interval, one replica at a time (a non-blocking advisory lock per tick).
  * Sources are discovered in parallel, each within its own timeout, so a dead or hanging server never
- * delays another. A server's `notifications/tools/list_changed` triggers its refresh at once.
+ * delays another. A server's `notifications/tools/list_changed` triggers its refresh at once, and drops the
+ * listings the definition check keeps for it.
  */
 @Injectable()
 export class McpRefreshScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -23,10 +25,12 @@ export class McpRefreshScheduler implements OnApplicationBootstrap, OnApplicatio
     private readonly config: AppConfig,
     pool: McpClientPool,
     private readonly background: BackgroundTasks,
+    definitions: McpDefinitionCheck,
   ) {
-    pool.onToolListChanged((source) =>
-      background.run('mcp_refresh_list_changed', () => this.discovery.discover(source)),
-    );
+    pool.onToolListChanged((source) => {
+      definitions.forget(source.name);
+      background.run('mcp_refresh_list_changed', () => this.discovery.discover(source));
+    });
   }
 
   onApplicationBootstrap(): void {

@@ -1,9 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { Brackets, DataSource, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { COMMIT_WITHOUT_FLUSH } from '../../../database/commit-without-flush';
 import { traceDatabase } from '../../../observability/tracing/database-spans';
 import { Tracing } from '../../../observability/tracing/tracing';
 import { AuditRecordEntity } from './audit-record.entity';
+
+/** How a call ended, as its record keeps it. */
+export type AuditOutcome = Pick<
+  AuditRecordEntity,
+  'status' | 'durationMs' | 'outputSize' | 'output' | 'error' | 'injectionSuspected'
+>;
 
 /** One end of a listing: from a time (inclusive after, exclusive before), or past a record (keyset on time and id). */
 export type AuditBound = { time: Date } | { record: Pick<AuditRecordEntity, 'createdAt' | 'id'> };
@@ -47,8 +54,29 @@ export class AuditRecordRepository {
     await traceDatabase(this.tracing, 'INSERT', 'tool_audit_records', () => this.records.insert(record));
   }
 
-  async update(id: string, fields: QueryDeepPartialEntity<AuditRecordEntity>): Promise<void> {
-    await traceDatabase(this.tracing, 'UPDATE', 'tool_audit_records', () => this.records.update({ id }, fields));
+  /**
+   * Completes a `started` record with how the call ended. Committed (visible everywhere) before it returns,
+   * without waiting for the disk: a database crash in the next moments leaves the record `started`, as a
+   * crash of the process during the call does.
+   */
+  async complete(id: string, outcome: AuditOutcome): Promise<void> {
+    const query = () =>
+      this.dataSource.query(
+        `WITH ${COMMIT_WITHOUT_FLUSH}
+       UPDATE tool_audit_records SET status = $2, duration_ms = $3, output_size = $4, output = $5, error = $6,
+              injection_suspected = $7
+         FROM commit_without_flush WHERE id = $1`,
+        [
+          id,
+          outcome.status,
+          outcome.durationMs,
+          outcome.outputSize,
+          outcome.output,
+          outcome.error,
+          outcome.injectionSuspected,
+        ],
+      );
+    await traceDatabase(this.tracing, 'UPDATE', 'tool_audit_records', query);
   }
 
   /** The record, if it exists (and belongs to `tenantId` when one is given). */

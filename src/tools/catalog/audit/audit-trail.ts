@@ -5,7 +5,7 @@ import { AppConfig } from '../../../config/app-config';
 import type { ToolCallStatus } from '../../invocation/tool-call';
 import { StartedRecord, ToolCallAudit, ToolCallOutcome } from '../../invocation/tool-call-audit';
 import { AuditStatus } from './audit-record.entity';
-import { AuditRecordRepository } from './audit-record.repository';
+import { AuditOutcome, AuditRecordRepository } from './audit-record.repository';
 import { Redactor } from './redaction';
 import { DEFAULT_SECRET_KEYS } from './secret-key-names';
 
@@ -20,9 +20,10 @@ const STATUS: Record<ToolCallStatus, AuditStatus> = {
 
 /**
  * Writes an audit record for every call of a tool whose audit level is not `none`, refusals
- * included. A call that runs costs one insert (`started`, before the tool is sent the call) and one
- * update (its outcome); the dispatcher awaits both, so the record is committed before the caller gets
- * its answer, and a process killed during the call leaves the `started` row behind.
+ * included. A call that runs costs one insert (`started`, flushed to disk before the tool is sent the
+ * call) and one update (its outcome); the dispatcher awaits both, so the record is committed before the
+ * caller gets its answer, and a process killed during the call leaves the `started` row behind. The
+ * update does not wait for the disk (see AuditRecordRepository.complete).
  */
 @Injectable()
 export class AuditTrail extends ToolCallAudit {
@@ -66,7 +67,7 @@ export class AuditTrail extends ToolCallAudit {
   async finish(record: StartedRecord, outcome: ToolCallOutcome): Promise<void> {
     const level = auditLevelOf(outcome);
     if (!level) return;
-    await this.records.update(record, this.outcomeFields(outcome, level));
+    await this.records.complete(record, this.outcomeFields(outcome, level));
   }
 
   /** Who called what, with which arguments: known before the call runs. */
@@ -86,7 +87,7 @@ export class AuditTrail extends ToolCallAudit {
   }
 
   /** How the call ended. */
-  private outcomeFields({ toolCall, rejection }: ToolCallOutcome, level: 'basic' | 'full') {
+  private outcomeFields({ toolCall, rejection }: ToolCallOutcome, level: 'basic' | 'full'): AuditOutcome {
     const output =
       level === 'full' && toolCall.output !== null && toolCall.output !== undefined
         ? this.truncatedOutput(toolCall.output)
