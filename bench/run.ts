@@ -11,6 +11,7 @@ import { run as toolSearch } from './tool-search.bench';
 import { run as responses } from './responses.bench';
 import { run as reviewHeldout } from './review-heldout.bench';
 import { run as reviewJudge } from './review-judge.bench';
+import { run as reviewWriters } from './review-writers.bench';
 import { run as untrustedInput } from './untrusted-input.bench';
 
 /** `npm run bench [name...]`: every benchmark, or the named ones, each printing ratios against its own baseline. */
@@ -26,6 +27,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   responses,
   'review-heldout': reviewHeldout,
   'review-judge': reviewJudge,
+  'review-writers': reviewWriters,
   'untrusted-input': untrustedInput,
   'output-scan': outputScan,
 };
