@@ -85,6 +85,15 @@ export async function run(): Promise<void> {
         shipped,
       ),
     );
+  console.log(line('attack-heldout-9 to -13.json', HELDOUT_ATTACKS.flatMap(loadCorpus), heldOutBenign, shipped));
+  for (const file of HELDOUT_BENIGN_SERVERS) {
+    const tools = loadCorpus(file);
+    console.log(`    false positives, ${file.padEnd(28)} ${belowCell(tools.map(shipped))}`);
+  }
+  const handwritten = HELDOUT_BENIGN_HANDWRITTEN.flatMap(loadCorpus);
+  console.log(
+    `    false positives, ${'benign-handwritten-heldout(-2)'.padEnd(28)} ${belowCell(handwritten.map(shipped))}`,
+  );
 
   console.log('\n  Leave one writer out: trained on the shipped set and the other writers, same procedure');
   const lowo = { attacks: [] as number[], benign: [] as number[] };
