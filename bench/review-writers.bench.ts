@@ -29,6 +29,19 @@ function line(label: string, attacks: CorpusTool[], benign: CorpusTool[], score:
   );
 }
 
+/** What both benches read: the writer rounds, the held-out benign tools, and scorers. */
+function corpus() {
+  const { catalogFor } = reviewCatalog();
+  const writers = writerRounds();
+  const heldOutBenign = [...HELDOUT_BENIGN_SERVERS, ...HELDOUT_BENIGN_HANDWRITTEN].flatMap(loadCorpus);
+  const names = [...new Set(writers.attacks.map((t) => t.writer!))];
+  const families = [...new Set(writers.attacks.map((t) => t.family!))];
+  const shipped = remembered((tool) => autoReviewWithout(subjectOf(tool), catalogFor(tool), []).score);
+  const modelScore = (model: SentenceModel) =>
+    remembered((tool) => autoReviewWithout(subjectOf(tool), catalogFor(tool), [], model).score);
+  return { writers, heldOutBenign, names, families, shipped, modelScore };
+}
+
 /**
  * The writer rounds (`npm run bench review-writers`): attack-writer-*.json, written by five people in parallel
  * (a red-teamer, a vendor-docs writer, a marketer, an integrator, a non-native writer), each with benign
@@ -44,21 +57,15 @@ function line(label: string, attacks: CorpusTool[], benign: CorpusTool[], score:
  *   on the shipped training set and the other four writers' rounds (attacks and counter-examples), reviews the
  *   fifth writer's round. Its benign side is scored by the same model: the held-out benign tools and the writer's
  *   counter-examples.
- * - Leave one family out: the same, trained on every writer round less the family's attacks (of every writer),
- *   reviewing that family. None of these families has a rule check of its own, so every rule stays on.
+ * - Leave one family out (`npm run bench review-writer-families`): the same, trained on every writer round less
+ *   the family's attacks (of every writer), reviewing that family. None of these families has a rule check of its
+ *   own, so every rule stays on.
  * - False positives per server of benign-heldout-7.json, real servers captured after the writer rounds were
  *   first scored, several of them vendors writing their tool texts as instructions to the model.
  */
 export async function run(): Promise<void> {
-  const { catalogFor } = reviewCatalog();
-  const writers = writerRounds();
-  const heldOutBenign = [...HELDOUT_BENIGN_SERVERS, ...HELDOUT_BENIGN_HANDWRITTEN].flatMap(loadCorpus);
+  const { writers, heldOutBenign, names, families, shipped, modelScore } = corpus();
   const newest = loadCorpus(NEWEST_SERVERS);
-  const names = [...new Set(writers.attacks.map((t) => t.writer!))];
-  const families = [...new Set(writers.attacks.map((t) => t.family!))];
-  const shipped = remembered((tool) => autoReviewWithout(subjectOf(tool), catalogFor(tool), []).score);
-  const modelScore = (model: SentenceModel) =>
-    remembered((tool) => autoReviewWithout(subjectOf(tool), catalogFor(tool), [], model).score);
 
   console.log(`\nWriter rounds (threshold ${THRESHOLD}); benign side: held-out benign tools and counter-examples`);
   console.log('\n  Shipped review');
@@ -95,6 +102,16 @@ export async function run(): Promise<void> {
     `    false positives, ${'benign-handwritten-heldout(-2)'.padEnd(28)} ${belowCell(handwritten.map(shipped))}`,
   );
 
+  console.log(`\n  False positives on ${NEWEST_SERVERS} (real servers never tuned on), shipped review`);
+  const flagged = newest.filter((t) => shipped(t) < THRESHOLD);
+  console.log(
+    `    ${pct(flagged.length, newest.length)} (${flagged.length}/${newest.length} tools, ${new Set(newest.map((t) => t.source)).size} servers)`,
+  );
+  const byServer = new Map<string, number>();
+  for (const tool of flagged) byServer.set(tool.source!, (byServer.get(tool.source!) ?? 0) + 1);
+  for (const [server, count] of [...byServer].sort((a, b) => b[1] - a[1]))
+    console.log(`      ${server.replace(/^npm:/, '').padEnd(56)} ${String(count).padStart(3)}`);
+
   console.log('\n  Leave one writer out: trained on the shipped set and the other writers, same procedure');
   const lowo = { attacks: [] as number[], benign: [] as number[] };
   for (const writer of names) {
@@ -121,7 +138,14 @@ export async function run(): Promise<void> {
     `    ${'all writers, pooled'.padEnd(30)} ${belowCell(lowo.attacks)}   AUC ${fixed(auc(lowo.attacks, lowo.benign))}   ` +
       `at 3% FP ${detectionAtFp(lowo.attacks, lowo.benign)}`,
   );
+}
 
+/**
+ * Leave one family out over the writer rounds (`npm run bench review-writer-families`), apart from
+ * review-writers because its seven trainings take as long as the rest together.
+ */
+export async function runFamilies(): Promise<void> {
+  const { writers, heldOutBenign, families, modelScore } = corpus();
   console.log('\n  Leave one family out: trained on the shipped set and every writer less the family, same procedure');
   for (const family of families) {
     const score = modelScore(
@@ -138,14 +162,4 @@ export async function run(): Promise<void> {
       ),
     );
   }
-
-  console.log(`\n  False positives on ${NEWEST_SERVERS} (real servers never tuned on), shipped review`);
-  const flagged = newest.filter((t) => shipped(t) < THRESHOLD);
-  console.log(
-    `    ${pct(flagged.length, newest.length)} (${flagged.length}/${newest.length} tools, ${new Set(newest.map((t) => t.source)).size} servers)`,
-  );
-  const byServer = new Map<string, number>();
-  for (const tool of flagged) byServer.set(tool.source!, (byServer.get(tool.source!) ?? 0) + 1);
-  for (const [server, count] of [...byServer].sort((a, b) => b[1] - a[1]))
-    console.log(`      ${server.replace(/^npm:/, '').padEnd(56)} ${String(count).padStart(3)}`);
 }

@@ -11,7 +11,7 @@ import { run as toolSearch } from './tool-search.bench';
 import { run as responses } from './responses.bench';
 import { run as reviewHeldout } from './review-heldout.bench';
 import { run as reviewJudge } from './review-judge.bench';
-import { run as reviewWriters } from './review-writers.bench';
+import { runFamilies as reviewWriterFamilies, run as reviewWriters } from './review-writers.bench';
 import { run as untrustedInput } from './untrusted-input.bench';
 
 /** `npm run bench [name...]`: every benchmark, or the named ones, each printing ratios against its own baseline. */
@@ -28,6 +28,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   'review-heldout': reviewHeldout,
   'review-judge': reviewJudge,
   'review-writers': reviewWriters,
+  'review-writer-families': reviewWriterFamilies,
   'untrusted-input': untrustedInput,
   'output-scan': outputScan,
 };

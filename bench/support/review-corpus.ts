@@ -119,7 +119,7 @@ export const HELDOUT_BENIGN_HANDWRITTEN = ['benign-handwritten-heldout.json', 'b
  * Whether the shipped model learns from the writer rounds too. They joined only after their first blind score was
  * recorded; from then on the leave-one-writer-out runs of `npm run bench review-writers` measure them.
  */
-export const WRITER_ROUNDS_IN_TRAINING = false;
+export const WRITER_ROUNDS_IN_TRAINING = true;
 
 /** What the shipped model is trained on, less the tools `leaveOut` rejects (a family or a writer, for a held-out run). */
 export function shippedTrainingSet(
