@@ -13,12 +13,21 @@ import {
   TRAINING_ATTACKS,
   TRAINING_BENIGN,
   writerOf,
+  WRITER_ROUNDS_IN_TRAINING,
   writerRounds,
 } from './support/review-corpus';
 import { trainCalibrated } from './support/review-model-training';
-
-/** catalog.mandatory_review_threshold's default: below it, a human must review the tool. */
-const THRESHOLD = 70;
+import {
+  auc,
+  belowCell,
+  cell,
+  detectionAtFp,
+  FP_BUDGET,
+  fixed,
+  pct,
+  remembered,
+  THRESHOLD,
+} from './support/review-scoring';
 
 /**
  * Splits of the attack fixtures, each written before it was first scored. `tune` was tuned on; `heldout` was
@@ -70,61 +79,6 @@ const SPLIT_LABEL: Record<Split | 'all', string> = {
   all: 'all unseen',
 };
 
-/**
- * Probability that a random attack scores below a random benign tool (ties count half): the area under the
- * ROC curve of "100 - score" as an attack score. Counted over the distinct scores, so linear after sorting.
- */
-function auc(attackScores: number[], benignScores: number[]): number {
-  if (!attackScores.length || !benignScores.length) return NaN;
-  const benignAt = new Map<number, number>();
-  for (const s of benignScores) benignAt.set(s, (benignAt.get(s) ?? 0) + 1);
-  const sorted = [...benignAt.keys()].sort((a, b) => a - b);
-  let wins = 0;
-  for (const a of attackScores) {
-    let above = 0;
-    let tied = 0;
-    for (const s of sorted) {
-      if (s > a) above += benignAt.get(s)!;
-      else if (s === a) tied = benignAt.get(s)!;
-    }
-    wins += above + tied / 2;
-  }
-  return wins / (attackScores.length * benignScores.length);
-}
-
-const pct = (part: number, whole: number) => (whole ? `${((part / whole) * 100).toFixed(1)}%` : '-').padStart(6);
-const fixed = (value: number) => (Number.isNaN(value) ? '-' : value.toFixed(3)).padStart(5);
-const cell = (detected: number, of: number) => `${pct(detected, of)} (${detected}/${of})`.padStart(15);
-/** How many of the scores fall below the threshold, as a cell. */
-const belowCell = (scores: number[]) => cell(scores.filter((s) => s < THRESHOLD).length, scores.length);
-
-/** The unseen false-positive rate the detection figure is read at. */
-const FP_BUDGET = 0.03;
-
-/**
- * Detection at a fixed false-positive rate: the highest threshold below which at most FP_BUDGET of the benign
- * tools fall, and how many attacks fall below it there.
- */
-function detectionAtFp(attackScores: number[], benignScores: number[]): string {
-  let cut = 0;
-  for (let candidate = 1; candidate <= 101; candidate++) {
-    if (benignScores.filter((s) => s < candidate).length > FP_BUDGET * benignScores.length) break;
-    cut = candidate;
-  }
-  const fp = benignScores.filter((s) => s < cut).length;
-  return `${cell(attackScores.filter((s) => s < cut).length, attackScores.length)} below ${cut}, false positives ${pct(fp, benignScores.length).trim()} (${fp}/${benignScores.length})`;
-}
-
-/** A tool's score computed on first use and kept. */
-function remembered(scoreOf: (tool: CorpusTool) => number): (tool: CorpusTool) => number {
-  const scores = new Map<CorpusTool, number>();
-  return (tool) => {
-    let score = scores.get(tool);
-    if (score === undefined) scores.set(tool, (score = scoreOf(tool)));
-    return score;
-  };
-}
-
 /** The check written for a family, switched off for its leave-one-family-out run. */
 function lofoCheck(family: string): FamilyCheck[] {
   const check = FAMILY_CHECKS.find((name) => name === family);
@@ -157,7 +111,8 @@ export async function run(): Promise<void> {
   const unseenServerFiles = HELDOUT_BENIGN_SERVERS.map((file): [string, CorpusTool[]] => [file, loadCorpus(file)]);
   const unseenServers = unseenServerFiles.flatMap(([, tools]) => tools);
   const unseenHandwritten = HELDOUT_BENIGN_HANDWRITTEN.flatMap(loadCorpus);
-  const writers = writerRounds();
+  // Once the model learns from the writer rounds they are no longer unseen: `npm run bench review-writers` holds them out.
+  const writers = WRITER_ROUNDS_IN_TRAINING ? { attacks: [], benign: [] } : writerRounds();
   const legacy = loadCorpus('malicious.json');
   // Every attack with a family: malicious.json, the older corpus without families, is reported on its own.
   const attacks = [...TRAINING_ATTACKS, ...HELDOUT_ATTACKS]
@@ -253,7 +208,9 @@ export async function run(): Promise<void> {
       totals.get(split)!.of += scores.length;
       cells.push(cell(detected, scores.length));
     }
-    const foldModel = SentenceModel.fromData(trainCalibrated(shippedTrainingSet((t) => t.family === family)));
+    const foldModel = SentenceModel.fromData(
+      trainCalibrated(shippedTrainingSet((t, attack) => attack && t.family === family)),
+    );
     const own = attacks.filter((t) => t.family === family);
     const withoutOwn = own.filter(
       (t) => autoReviewWithout(subjectOf(t), catalog, lofoCheck(family), foldModel).score < THRESHOLD,
@@ -290,7 +247,9 @@ function leaveOneWriterOut(attacks: CorpusTool[], score: (tool: CorpusTool) => n
   const total = { shipped: 0, without: 0, of: 0 };
   for (const writer of groups) {
     const own = training.filter((t) => writerOf(t) === writer);
-    const model = SentenceModel.fromData(trainCalibrated(shippedTrainingSet((t) => writerOf(t) === writer)));
+    const model = SentenceModel.fromData(
+      trainCalibrated(shippedTrainingSet((t, attack) => attack && writerOf(t) === writer)),
+    );
     const shipped = own.filter((t) => score(t) < THRESHOLD).length;
     const without = own.filter((t) => autoReviewWithout(subjectOf(t), catalog, [], model).score < THRESHOLD).length;
     total.shipped += shipped;

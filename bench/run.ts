@@ -14,6 +14,7 @@ import { run as tracing } from './tracing.bench';
 import { run as responses } from './responses.bench';
 import { run as reviewHeldout } from './review-heldout.bench';
 import { run as reviewJudge } from './review-judge.bench';
+import { runFamilies as reviewWriterFamilies, run as reviewWriters } from './review-writers.bench';
 import { run as untrustedInput } from './untrusted-input.bench';
 import { BENCH_ENGINES, BenchEngine, useEngine } from './support/harness';
 
@@ -35,6 +36,8 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   responses,
   'review-heldout': reviewHeldout,
   'review-judge': reviewJudge,
+  'review-writers': reviewWriters,
+  'review-writer-families': reviewWriterFamilies,
   'untrusted-input': untrustedInput,
   'output-scan': outputScan,
   tracing,

@@ -44,7 +44,7 @@ export function trainingTool(tool: CorpusTool, attack: boolean): SourcedTraining
 /**
  * The benign fixtures the shipped sentence model learns from: real servers' tools, and hand-written ones so that
  * the model does not learn how hand-written text reads (the attacks are hand-written) instead of what it says.
- * benign-heldout-5.json, benign-heldout-6.json and benign-handwritten-heldout(-2).json are kept out: they measure.
+ * benign-heldout-5.json to -7.json and benign-handwritten-heldout(-2).json are kept out: they measure.
  */
 export const TRAINING_BENIGN = [
   'benign.json',
@@ -95,8 +95,13 @@ export const HELDOUT_ATTACKS = [
  */
 export function writerRounds(): { attacks: CorpusTool[]; benign: CorpusTool[] } {
   const files = readdirSync(FIXTURES).filter((file) => /^(attack|benign)-writer-.*\.json$/.test(file));
+  // A writer's benign counter-examples count as one server of theirs (the model is calibrated by server).
   const tools = files.flatMap((file) =>
-    loadCorpus(file).map((tool) => ({ ...tool, attack: tool.attack ?? file.startsWith('attack-') })),
+    loadCorpus(file).map((tool) => ({
+      ...tool,
+      attack: tool.attack ?? file.startsWith('attack-'),
+      source: tool.source ?? `writer:${tool.writer}`,
+    })),
   );
   return { attacks: tools.filter((tool) => tool.attack), benign: tools.filter((tool) => !tool.attack) };
 }
@@ -107,15 +112,43 @@ export function writerOf(tool: CorpusTool): string {
 }
 
 /** Benign tools kept out of training: real servers' and hand-written. */
-export const HELDOUT_BENIGN_SERVERS = ['benign-heldout-5.json', 'benign-heldout-6.json'];
+export const HELDOUT_BENIGN_SERVERS = ['benign-heldout-5.json', 'benign-heldout-6.json', 'benign-heldout-7.json'];
 export const HELDOUT_BENIGN_HANDWRITTEN = ['benign-handwritten-heldout.json', 'benign-handwritten-heldout-2.json'];
 
-/** What the shipped model is trained on, less the attacks `leaveOut` rejects (a family, for its LOFO run). */
-export function shippedTrainingSet(leaveOut: (attack: CorpusTool) => boolean = () => false): SourcedTrainingTool[] {
+/**
+ * Whether the shipped model learns from the writer rounds too. They joined only after their first blind score was
+ * recorded; from then on the leave-one-writer-out runs of `npm run bench review-writers` measure them.
+ */
+export const WRITER_ROUNDS_IN_TRAINING = true;
+
+/** What the shipped model is trained on, less the tools `leaveOut` rejects (a family or a writer, for a held-out run). */
+export function shippedTrainingSet(
+  leaveOut: (tool: CorpusTool, attack: boolean) => boolean = () => false,
+): SourcedTrainingTool[] {
+  return trainingSet(WRITER_ROUNDS_IN_TRAINING, leaveOut);
+}
+
+/**
+ * The shipped training set with the writer rounds in it whether or not the shipped model has them, less the tools
+ * `leaveOut` rejects: what the leave-one-writer-out and leave-one-family-out runs over the writer rounds train on.
+ */
+export function trainingSetWithWriterRounds(
+  leaveOut: (tool: CorpusTool, attack: boolean) => boolean,
+): SourcedTrainingTool[] {
+  return trainingSet(true, leaveOut);
+}
+
+function trainingSet(
+  withWriterRounds: boolean,
+  leaveOut: (tool: CorpusTool, attack: boolean) => boolean,
+): SourcedTrainingTool[] {
+  const writers = withWriterRounds ? writerRounds() : { attacks: [], benign: [] };
   return [
-    ...TRAINING_BENIGN.flatMap(loadCorpus).map((tool) => trainingTool(tool, false)),
-    ...TRAINING_ATTACKS.flatMap(loadCorpus)
-      .filter((tool) => !leaveOut(tool))
+    ...[...TRAINING_BENIGN.flatMap(loadCorpus), ...writers.benign]
+      .filter((tool) => !leaveOut(tool, false))
+      .map((tool) => trainingTool(tool, false)),
+    ...[...TRAINING_ATTACKS.flatMap(loadCorpus), ...writers.attacks]
+      .filter((tool) => !leaveOut(tool, true))
       .map((tool) => trainingTool(tool, true)),
   ];
 }
