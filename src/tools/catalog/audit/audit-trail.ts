@@ -86,7 +86,7 @@ export class AuditTrail extends ToolCallAudit {
   }
 
   /** How the call ended. */
-  private outcomeFields({ toolCall, rejection }: ToolCallOutcome, level: 'basic' | 'full') {
+  private outcomeFields({ toolCall, rejection, findings }: ToolCallOutcome, level: 'basic' | 'full') {
     const output =
       level === 'full' && toolCall.output !== null && toolCall.output !== undefined
         ? this.truncatedOutput(toolCall.output)
@@ -99,6 +99,7 @@ export class AuditTrail extends ToolCallAudit {
       error: toolCall.error ? this.redactor.redactText(`${toolCall.error.code}: ${toolCall.error.message}`) : null,
       injectionSuspected:
         toolCall.metadata?.injection_suspected === true || toolCall.error?.code === 'injection_blocked',
+      guardFindings: findings?.length ? findings : null,
     };
   }
 
