@@ -17,7 +17,11 @@ export interface SecretFormat {
 }
 
 export const SECRET_FORMATS: SecretFormat[] = [
-  { kind: 'private_key', source: String.raw`-----BEGIN[ A-Z0-9]{0,32} PRIVATE KEY(?: BLOCK)?-----` },
+  {
+    kind: 'private_key',
+    // The armour line and the key body after it, so that redaction leaves none of the key behind.
+    source: String.raw`-----BEGIN[ A-Z0-9]{0,32} PRIVATE KEY(?: BLOCK)?-----[A-Za-z0-9+/=\s:,-]{0,16384}`,
+  },
   { kind: 'aws_access_key', source: String.raw`\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b` },
   { kind: 'github_token', source: String.raw`\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{82})\b` },
   { kind: 'gitlab_token', source: String.raw`\bglpat-[A-Za-z0-9_-]{20}\b` },
