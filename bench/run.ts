@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { run as callGuards } from './call-guards.bench';
 import { run as fileSearch } from './file-search.bench';
 import { run as hostileFiles } from './hostile-files.bench';
 import { run as hostileRelays } from './hostile-relays.bench';
@@ -28,6 +29,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   'review-judge': reviewJudge,
   'untrusted-input': untrustedInput,
   'output-scan': outputScan,
+  'call-guards': callGuards,
 };
 
 async function main(): Promise<void> {

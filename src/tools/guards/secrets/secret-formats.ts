@@ -14,6 +14,8 @@ export interface SecretFormat {
   /** A value of this kind was issued by Toolgate itself: it counts as a stored credential. */
   stored?: boolean;
   source: string;
+  /** A literal every match contains: the format is only tried on text that has it (a cheap `includes`). */
+  requires?: string;
 }
 
 export const SECRET_FORMATS: SecretFormat[] = [
@@ -41,15 +43,44 @@ export const SECRET_FORMATS: SecretFormat[] = [
     kind: 'connection_string',
     // scheme://user:password@host, the shape of database, broker and basic-auth URLs alike.
     source: String.raw`\b[a-z][a-z0-9+.-]{1,20}://[^\s:/@"'<>]{1,128}:[^\s@/"'<>]{3,128}@[A-Za-z0-9.-]{1,253}`,
+    requires: '://',
   },
   { kind: 'toolgate_api_key', stored: true, source: String.raw`\btg_[0-9A-Za-z]{40}\b` },
 ];
 
-/** One regular expression of all formats, one named group per format, for a single pass over a string. */
-export const SECRET_FORMATS_PATTERN = new RegExp(
-  SECRET_FORMATS.map((format, index) => `(?<f${index}>${format.source})`).join('|'),
-  'g',
-);
+/**
+ * One regular expression of all formats, one named group per format, for a single pass over a string; the
+ * formats that require a literal get a pass of their own, run only when the literal is there.
+ */
+const combined = (formats: SecretFormat[]) =>
+  new RegExp(formats.map((format) => `(?<f${SECRET_FORMATS.indexOf(format)}>${format.source})`).join('|'), 'g');
+
+const UNCONDITIONAL = combined(SECRET_FORMATS.filter((format) => !format.requires));
+const CONDITIONAL = SECRET_FORMATS.filter((format) => format.requires).map((format) => ({
+  requires: format.requires!,
+  pattern: combined([format]),
+}));
+
+/** Every format match in `text`, in pass order. */
+export function* formatMatches(text: string): Generator<RegExpExecArray> {
+  const passes = [UNCONDITIONAL, ...CONDITIONAL.filter(({ requires }) => text.includes(requires)).map((c) => c.pattern)];
+  for (const pattern of passes) {
+    pattern.lastIndex = 0;
+    for (let match = pattern.exec(text); match; match = pattern.exec(text)) yield match;
+  }
+}
+
+/**
+ * `NAME=value` / `name: value` inside free text (a pasted .env file, ~/.aws/credentials, a config dump), where
+ * NAME says it is a secret. Case-insensitive, so kept apart from the formats above. The value must be a
+ * single token of 12+ characters with a digit or a symbol in it, so `password: see the vault` is not one.
+ */
+export const SECRET_ASSIGNMENT_PATTERN =
+  /(?:passw(?:or)?d|secret|token|api_?key|access_?key|private_?key|auth)[A-Za-z0-9_]{0,24}["']?[ \t]{0,3}[:=][ \t]{0,3}["']?([A-Za-z0-9/+_=.~-]{12,256})/gi;
+
+export function isAssignedSecret(value: string): boolean {
+  return /[0-9/+_=.~-]/.test(value) && /[A-Za-z]/.test(value);
+}
 
 /** The format whose group matched. */
 export function formatOfMatch(match: RegExpExecArray): SecretFormat {

@@ -1,4 +1,4 @@
-import { formatOfMatch, SECRET_FORMATS_PATTERN } from './secret-formats';
+import { formatMatches, formatOfMatch, isAssignedSecret, SECRET_ASSIGNMENT_PATTERN } from './secret-formats';
 import type { StoredSecretIndex } from './stored-secret-index';
 
 export interface SecretFinding {
@@ -28,6 +28,8 @@ export interface ScanLimits {
 }
 
 /** Fields whose name says they hold a secret: a high-entropy value there is one even without a known format. */
+/** Fields named like secrets that hold opaque but public values (pagination cursors). */
+const NOT_SECRET_FIELD = /page[-_]?token|continuation[-_]?token|sync[-_]?token|cursor/i;
 const SECRET_FIELD = /(?:^|[^a-z])(?:pass(?:word|wd|phrase)?|secret|token|api[-_]?key|apikey|auth(?:orization)?|credential|private[-_]?key|access[-_]?key|session[-_]?id|bearer)(?:$|[^a-z])/i;
 const HIGH_ENTROPY_MIN_LENGTH = 16;
 const HIGH_ENTROPY_MAX_LENGTH = 512;
@@ -117,6 +119,26 @@ function place(item: Pending, value: unknown): void {
 }
 
 function spansIn(text: string, item: Pending, stored: StoredSecretIndex[]): Span[] {
+  const spans = plainSpansIn(text, item, stored);
+  if (spans.length > 0 || !text.includes('%')) return spans;
+  // A secret sent in a URL is percent-encoded; read the decoded text too. Its findings cover the whole string,
+  // since their places in the encoded form are not known.
+  const decoded = percentDecoded(text);
+  if (decoded === text) return spans;
+  return plainSpansIn(decoded, item, stored)
+    .slice(0, 1)
+    .map((span) => ({ ...span, start: 0, end: text.length }));
+}
+
+function percentDecoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+function plainSpansIn(text: string, item: Pending, stored: StoredSecretIndex[]): Span[] {
   const spans: Span[] = [];
   for (const index of stored) {
     for (const match of index.find(text)) {
@@ -125,8 +147,7 @@ function spansIn(text: string, item: Pending, stored: StoredSecretIndex[]): Span
       spans.push({ start: match.start, end: match.end, finding });
     }
   }
-  SECRET_FORMATS_PATTERN.lastIndex = 0;
-  for (let match = SECRET_FORMATS_PATTERN.exec(text); match; match = SECRET_FORMATS_PATTERN.exec(text)) {
+  for (const match of formatMatches(text)) {
     const start = match.index;
     const end = start + match[0].length;
     if (!spans.some((span) => span.start < end && start < span.end)) {
@@ -134,7 +155,14 @@ function spansIn(text: string, item: Pending, stored: StoredSecretIndex[]): Span
       spans.push({ start, end, finding: { kind: format.kind, path: item.path, stored: format.stored === true } });
     }
   }
-  if (spans.length === 0 && SECRET_FIELD.test(item.field) && looksRandom(text)) {
+  SECRET_ASSIGNMENT_PATTERN.lastIndex = 0;
+  for (let match = SECRET_ASSIGNMENT_PATTERN.exec(text); match; match = SECRET_ASSIGNMENT_PATTERN.exec(text)) {
+    const end = match.index + match[0].length;
+    const start = end - match[1].length;
+    if (!isAssignedSecret(match[1]) || spans.some((span) => span.start < end && start < span.end)) continue;
+    spans.push({ start, end, finding: { kind: 'secret_assignment', path: item.path, stored: false } });
+  }
+  if (spans.length === 0 && SECRET_FIELD.test(item.field) && !NOT_SECRET_FIELD.test(item.field) && looksRandom(text)) {
     spans.push({ start: 0, end: text.length, finding: { kind: 'high_entropy_secret', path: item.path, stored: false } });
   }
   return spans.sort((a, b) => a.start - b.start);

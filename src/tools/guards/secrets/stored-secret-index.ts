@@ -2,8 +2,8 @@ import { createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto
 
 /** Secrets shorter than this are not indexed: too short to tell from ordinary text. */
 export const WINDOW = 12;
-/** 2^31 - 1, a Mersenne prime: products of a hash and the base stay exact in a double. */
-const MODULUS = 2_147_483_647;
+/** Bits of the hash that index the prefilter: one byte per slot, 64 KiB. */
+const FILTER_BITS = 16;
 
 export interface StoredSecret {
   /** What the secret is, as the finding names it: `credential:github_token`, `source_secret:SLACK_TOKEN`. */
@@ -17,6 +17,11 @@ interface Entry {
   digest: Buffer;
 }
 
+/** Map keys stay small integers (V8 Smis): 30 bits of the hash. */
+function keyOf(hash: number): number {
+  return hash & 0x3fffffff;
+}
+
 export interface StoredSecretMatch {
   name: string;
   start: number;
@@ -25,16 +30,18 @@ export interface StoredSecretMatch {
 
 /**
  * Finds stored secrets inside arbitrary text without keeping any of them in memory: the table holds, per
- * secret, a keyed rolling hash of its first WINDOW characters (31 bits, base drawn at random per index) and
- * an HMAC of the whole value under a random per-index key. A scan rolls the hash over every window of the
- * text (one multiply-add per character) and computes an HMAC only where a window's hash is in the table,
- * so it is linear in the text whatever the number of secrets.
+ * secret, a keyed rolling hash of its first WINDOW characters (polynomial modulo 2^32 with an odd base drawn
+ * at random per index) and an HMAC of the whole value under a random per-index key. A scan rolls the hash
+ * over every window of the text (32-bit integer multiply-adds, a byte-array prefilter before the map) and
+ * computes an HMAC only where a window's hash is in the table, so it is linear in the text whatever the
+ * number of secrets.
  */
 export class StoredSecretIndex {
   private readonly hmacKey = randomBytes(32);
-  private readonly base = randomInt(256, 1 << 20);
+  private readonly base = randomInt(1 << 16, 1 << 30) | 1;
   private readonly topPower: number;
   private readonly byPrefix = new Map<number, Entry[]>();
+  private readonly filter = new Uint8Array(1 << FILTER_BITS);
 
   /** @param kind what a match is reported as: `stored_credential`, or `chained_leak` for values of a chain. */
   constructor(
@@ -42,7 +49,7 @@ export class StoredSecretIndex {
     secrets: StoredSecret[] = [],
   ) {
     let power = 1;
-    for (let i = 1; i < WINDOW; i++) power = (power * this.base) % MODULUS;
+    for (let i = 1; i < WINDOW; i++) power = Math.imul(power, this.base);
     this.topPower = power;
     for (const secret of secrets) this.add(secret);
   }
@@ -51,9 +58,10 @@ export class StoredSecretIndex {
   add({ name, value }: StoredSecret): void {
     if (value.length < WINDOW) return;
     const prefix = this.hashOf(value, 0);
-    const entries = this.byPrefix.get(prefix) ?? [];
+    const entries = this.byPrefix.get(keyOf(prefix)) ?? [];
     entries.push({ name, length: value.length, digest: this.digest(value) });
-    this.byPrefix.set(prefix, entries);
+    this.byPrefix.set(keyOf(prefix), entries);
+    this.filter[prefix & ((1 << FILTER_BITS) - 1)] = 1;
   }
 
   get size(): number {
@@ -66,21 +74,28 @@ export class StoredSecretIndex {
   find(text: string): StoredSecretMatch[] {
     const matches: StoredSecretMatch[] = [];
     if (this.byPrefix.size === 0 || text.length < WINDOW) return matches;
+    // Locals, so the loop over every character stays a tight integer loop.
+    const { filter, base, topPower } = this;
+    const mask = (1 << FILTER_BITS) - 1;
     let hash = this.hashOf(text, 0);
-    for (let start = 0; ; start++) {
-      const entries = this.byPrefix.get(hash);
-      const found = entries && this.verified(text, start, entries);
-      if (found) {
-        matches.push({ name: found.name, start, end: start + found.length });
-        // Skip past the secret and start a fresh window there.
-        start += found.length;
-        if (start + WINDOW > text.length) break;
-        hash = this.hashOf(text, start);
-        start -= 1;
-        continue;
+    let start = 0;
+    while (true) {
+      if (filter[hash & mask] === 1) {
+        const entries = this.byPrefix.get(keyOf(hash));
+        const found = entries && this.verified(text, start, entries);
+        if (found) {
+          matches.push({ name: found.name, start, end: start + found.length });
+          // Skip past the secret and start a fresh window there.
+          start += found.length;
+          if (start + WINDOW > text.length) break;
+          hash = this.hashOf(text, start);
+          continue;
+        }
       }
       if (start + WINDOW >= text.length) break;
-      hash = this.roll(hash, text.charCodeAt(start), text.charCodeAt(start + WINDOW));
+      const without = (hash - Math.imul(text.charCodeAt(start), topPower)) | 0;
+      hash = (Math.imul(without, base) + text.charCodeAt(start + WINDOW)) | 0;
+      start += 1;
     }
     return matches;
   }
@@ -94,16 +109,13 @@ export class StoredSecretIndex {
     return undefined;
   }
 
+  /** Arithmetic modulo 2^32 in int32 (Math.imul, `| 0`): no floating point, no allocation. */
   private hashOf(text: string, from: number): number {
     let hash = 0;
-    for (let i = from; i < from + WINDOW; i++) hash = (hash * this.base + text.charCodeAt(i)) % MODULUS;
+    for (let i = from; i < from + WINDOW; i++) hash = (Math.imul(hash, this.base) + text.charCodeAt(i)) | 0;
     return hash;
   }
 
-  private roll(hash: number, outgoing: number, incoming: number): number {
-    const without = (hash - ((outgoing * this.topPower) % MODULUS) + MODULUS) % MODULUS;
-    return (without * this.base + incoming) % MODULUS;
-  }
 
   private digest(value: string): Buffer {
     return createHmac('sha256', this.hmacKey).update(value).digest();
