@@ -11,10 +11,23 @@ import { benignCalls } from './fixtures/call-guards/benign-calls';
 import { exfiltrationAttempts, storedCredentials } from './fixtures/call-guards/exfiltration-attempts';
 import { FixtureCall, PROSE } from './fixtures/call-guards/fixture-values';
 
-type Modes = Pick<AppConfig['catalog'], 'argument_scan' | 'argument_scan_stored' | 'result_secret_scan' | 'chained_exfiltration'>;
+type Modes = Pick<
+  AppConfig['catalog'],
+  'argument_scan' | 'argument_scan_stored' | 'result_secret_scan' | 'chained_exfiltration'
+>;
 
-const DEFAULTS: Modes = { argument_scan: 'flag', argument_scan_stored: 'block', result_secret_scan: 'flag', chained_exfiltration: 'flag' };
-const STRICT: Modes = { argument_scan: 'block', argument_scan_stored: 'block', result_secret_scan: 'flag', chained_exfiltration: 'block' };
+const DEFAULTS: Modes = {
+  argument_scan: 'flag',
+  argument_scan_stored: 'block',
+  result_secret_scan: 'flag',
+  chained_exfiltration: 'flag',
+};
+const STRICT: Modes = {
+  argument_scan: 'block',
+  argument_scan_stored: 'block',
+  result_secret_scan: 'flag',
+  chained_exfiltration: 'block',
+};
 
 /** The real SecretGuard, with the tenant's stored credentials indexed once and chains in memory. */
 function guardWith(modes: Modes, chains: ChainMemory): SecretGuard {
@@ -35,7 +48,12 @@ function guardedCall(call: FixtureCall, chain: string): GuardedCall {
     origin: 'bench',
     permissions: call.permissions,
   } as ResolvedTool;
-  return { identity: { tenantId: 'acme', role: 'member', subject: 'key_bench', method: 'api_key' }, tool, arguments: call.arguments, chain };
+  return {
+    identity: { tenantId: 'acme', role: 'member', subject: 'key_bench', method: 'api_key' },
+    tool,
+    arguments: call.arguments,
+    chain,
+  };
 }
 
 interface Outcome {
@@ -71,8 +89,12 @@ function byFamily(calls: FixtureCall[], outcomes: Outcome[][]): Map<string, numb
 }
 
 function printFamilies(title: string, calls: FixtureCall[], defaults: Outcome[], strict: Outcome[]): void {
-  console.log(`\n  ${title.padEnd(44)} ${'calls'.padStart(5)} ${'blocked'.padStart(8)} ${'blocked'.padStart(8)} ${'caught'.padStart(8)}`);
-  console.log(`  ${''.padEnd(44)} ${''.padStart(5)} ${'default'.padStart(8)} ${'strict'.padStart(8)} ${'default'.padStart(8)}`);
+  console.log(
+    `\n  ${title.padEnd(44)} ${'calls'.padStart(5)} ${'blocked'.padStart(8)} ${'blocked'.padStart(8)} ${'caught'.padStart(8)}`,
+  );
+  console.log(
+    `  ${''.padEnd(44)} ${''.padStart(5)} ${'default'.padStart(8)} ${'strict'.padStart(8)} ${'default'.padStart(8)}`,
+  );
   const rows = [...byFamily(calls, [defaults, strict]).entries()];
   const total = [0, 0, 0, 0];
   for (const [family, [count, blockedDefault, blockedStrict, caught]] of rows) {
@@ -80,9 +102,13 @@ function printFamilies(title: string, calls: FixtureCall[], defaults: Outcome[],
     total[1] += blockedDefault;
     total[2] += blockedStrict;
     total[3] += caught;
-    console.log(`  ${family.padEnd(44)} ${String(count).padStart(5)} ${percent(blockedDefault, count)} ${percent(blockedStrict, count)} ${percent(caught, count)}`);
+    console.log(
+      `  ${family.padEnd(44)} ${String(count).padStart(5)} ${percent(blockedDefault, count)} ${percent(blockedStrict, count)} ${percent(caught, count)}`,
+    );
   }
-  console.log(`  ${'all'.padEnd(44)} ${String(total[0]).padStart(5)} ${percent(total[1], total[0])} ${percent(total[2], total[0])} ${percent(total[3], total[0])}`);
+  console.log(
+    `  ${'all'.padEnd(44)} ${String(total[0]).padStart(5)} ${percent(total[1], total[0])} ${percent(total[2], total[0])} ${percent(total[3], total[0])}`,
+  );
 }
 
 function quantile(sorted: number[], q: number): number {
@@ -117,8 +143,15 @@ export async function run(): Promise<void> {
   const benignStrict = await judge(STRICT, benign);
   printFamilies('benign calls (blocked = false block)', benign, benignDefault, benignStrict);
 
-  const body = PROSE.join(' ').repeat(Math.ceil(65_536 / PROSE.join(' ').length)).slice(0, 65_536);
-  const large: FixtureCall = { family: '64 KB', tool: 'send_email', permissions: ['network_external'], arguments: { to: 'a@acme.com', subject: 'report', body } };
+  const body = PROSE.join(' ')
+    .repeat(Math.ceil(65_536 / PROSE.join(' ').length))
+    .slice(0, 65_536);
+  const large: FixtureCall = {
+    family: '64 KB',
+    tool: 'send_email',
+    permissions: ['network_external'],
+    arguments: { to: 'a@acme.com', subject: 'report', body },
+  };
   const chains = new ChainMemory(new SystemClock());
   chains.remember('bench:large', 'result:vault-read', 'vault://kv/prod/0#abcdefghij0123456789');
   const guard = guardWith(DEFAULTS, chains);
@@ -130,7 +163,12 @@ export async function run(): Promise<void> {
     '"network_external" in tool.permissions && hosts(arguments).exists(h, !(h in ["api.acme.com"]))',
     'identity.profile != "ops"',
   ].map(compileCondition);
-  const activation = { tool: { name: 'send_email', permissions: ['network_external'], tags: [] }, arguments: large.arguments, identity: { profile: '' }, request: {} };
+  const activation = {
+    tool: { name: 'send_email', permissions: ['network_external'], tags: [] },
+    arguments: large.arguments,
+    identity: { profile: '' },
+    request: {},
+  };
   const policies = await latencies(() => rules.forEach((rule) => rule(activation)), 500);
   console.log('\n  added latency per call, 64 KB argument         p50 ms    p99 ms   p50 vs JSON round trip');
   for (const [label, times] of [
@@ -138,6 +176,8 @@ export async function run(): Promise<void> {
     ['secret scan (formats, 20 stored, 1 chained value)', scan],
     ['the README policies (3 CEL rules)', policies],
   ] as const) {
-    console.log(`  ${label.padEnd(48)} ${quantile(times, 0.5).toFixed(3).padStart(8)} ${quantile(times, 0.99).toFixed(3).padStart(9)} ${(quantile(times, 0.5) / quantile(baseline, 0.5)).toFixed(1).padStart(8)}x`);
+    console.log(
+      `  ${label.padEnd(48)} ${quantile(times, 0.5).toFixed(3).padStart(8)} ${quantile(times, 0.99).toFixed(3).padStart(9)} ${(quantile(times, 0.5) / quantile(baseline, 0.5)).toFixed(1).padStart(8)}x`,
+    );
   }
 }

@@ -21,7 +21,10 @@ describe('call-time secret scanning', () => {
     t.http.post('/v1/tool_calls').set(bearer(key)).send({ name, arguments: args }).expect(200);
   const auditOf = async (callId: string) => {
     const res = await t.http.get('/v1/tools/audit?limit=100&order=desc').set(bearer(t.adminKey)).expect(200);
-    return (res.body.data as { call_id: string }[]).find((record) => record.call_id === callId) as Record<string, unknown>;
+    return (res.body.data as { call_id: string }[]).find((record) => record.call_id === callId) as Record<
+      string,
+      unknown
+    >;
   };
 
   beforeAll(async () => {
@@ -55,12 +58,18 @@ describe('call-time secret scanning', () => {
       action: 'flagged',
     });
     const record = await auditOf(res.body.call_id);
-    expect(record.guard_findings).toContainEqual(expect.objectContaining({ kind: 'aws_access_key', action: 'flagged' }));
+    expect(record.guard_findings).toContainEqual(
+      expect.objectContaining({ kind: 'aws_access_key', action: 'flagged' }),
+    );
     expect(JSON.stringify(record)).not.toContain(AWS_KEY);
   });
 
   it('refuses the call when the tool says block: denied, secret_in_arguments, path and kind, never the value', async () => {
-    await t.http.put(`/v1/tools/${ids['ops-echo']}`).set(bearer(t.adminKey)).send({ argument_scan: 'block' }).expect(200);
+    await t.http
+      .put(`/v1/tools/${ids['ops-echo']}`)
+      .set(bearer(t.adminKey))
+      .send({ argument_scan: 'block' })
+      .expect(200);
     const res = await call('ops-echo', { text: `-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA${'x'.repeat(40)}` });
     expect(res.body).toMatchObject({
       status: 'denied',
@@ -96,7 +105,11 @@ describe('call-time secret scanning', () => {
     expect(JSON.stringify(res.body)).not.toContain(DEPLOY_TOKEN);
     expect(JSON.stringify(await auditOf(res.body.call_id))).not.toContain(DEPLOY_TOKEN);
     // Another tenant does not hold that value: its call is not refused for it.
-    const other = await call('ops-send-email', { to: 'a@globex.com', body: `deploy with ${DEPLOY_TOKEN}` }, await memberKey(t, 'globex'));
+    const other = await call(
+      'ops-send-email',
+      { to: 'a@globex.com', body: `deploy with ${DEPLOY_TOKEN}` },
+      await memberKey(t, 'globex'),
+    );
     expect(other.body.status).toBe('completed');
   });
 
@@ -127,7 +140,10 @@ describe('call-time secret scanning', () => {
         requestInit: { headers: { Authorization: `Bearer ${acme}` } },
       }),
     );
-    const result = await client.callTool({ name: 'ops-send-email', arguments: { to: 'x@acme.com', body: DEPLOY_TOKEN } });
+    const result = await client.callTool({
+      name: 'ops-send-email',
+      arguments: { to: 'x@acme.com', body: DEPLOY_TOKEN },
+    });
     await client.close();
     expect(result.isError).toBe(true);
     const text = (result.content as { text: string }[])[0].text;
@@ -166,8 +182,8 @@ describe('call-time secret scanning', () => {
     expect(JSON.stringify(upstream.requests.slice(1).map((r) => r.body.messages.at(-1)))).not.toContain(DEPLOY_TOKEN);
     const audit = await t.http.get(`/v1/tools/audit?response_id=${response.id}`).set(bearer(t.adminKey)).expect(200);
     const byTool = Object.fromEntries(
-      (audit.body.data as { tool_name: string }[]).map((record) => [record.tool_name, record]),
-    ) as Record<string, { status: string; guard_findings?: unknown[] }>;
+      (audit.body.data as { tool_name: string; status: string }[]).map((record) => [record.tool_name, record]),
+    );
     expect(byTool['ops-send-email']).toMatchObject({ status: 'denied' });
     expect(byTool['ops-http-post']).toMatchObject({
       status: 'success',
@@ -178,7 +194,9 @@ describe('call-time secret scanning', () => {
 
   it('counts findings in the metrics', async () => {
     const metrics = await t.http.get('/metrics').expect(200);
-    expect(metrics.text).toMatch(/toolgate_guard_findings_total\{check="secret_in_arguments",kind="stored_credential",action="blocked"\} [1-9]/);
+    expect(metrics.text).toMatch(
+      /toolgate_guard_findings_total\{check="secret_in_arguments",kind="stored_credential",action="blocked"\} [1-9]/,
+    );
   });
 });
 

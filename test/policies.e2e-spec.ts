@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import OpenAI from 'openai';
@@ -9,30 +11,15 @@ import { expectError } from './support/errors';
 import { addGuardedTools, startGuardedToolServer } from './support/guarded-tools';
 import type { MutableMcpServer } from './support/mcp-servers';
 
-/** The three rules of the README's "Guards at call time", as written there. */
-const README_RULES = [
-  {
-    name: 'mail-stays-inside',
-    tools: ['send_email'],
-    condition: '!arguments.to.endsWith("@acme.com")',
-    effect: 'deny',
-    message: 'Mail may only go to addresses at acme.com',
-  },
-  {
-    name: 'known-destinations-only',
-    condition:
-      '"network_external" in tool.permissions && hosts(arguments).exists(h, !(h in ["api.acme.com", "hooks.acme.com"]))',
-    effect: 'deny',
-    message: 'This tool may only reach api.acme.com and hooks.acme.com',
-  },
-  {
-    name: 'deletes-for-ops',
-    tools: ['delete_*'],
-    condition: 'identity.profile != "ops"',
-    effect: 'deny',
-    message: 'Only the ops profile may delete',
-  },
-];
+/** The three rules of the README's "Guards at call time", read from the README itself so they stay true. */
+const README_RULES = readmeRules();
+
+function readmeRules(): Record<string, unknown>[] {
+  const readme = readFileSync(join(__dirname, '..', 'README.md'), 'utf8');
+  const marker = '<!-- policies tested by test/policies.e2e-spec.ts -->';
+  const block = /```json\n([\s\S]*?)\n```/.exec(readme.slice(readme.indexOf(marker)));
+  return JSON.parse(block![1]) as Record<string, unknown>[];
+}
 
 describe.each(ENGINES)('policies over calls (%s)', (engine) => {
   let t: TestApp;
@@ -63,7 +50,10 @@ describe.each(ENGINES)('policies over calls (%s)', (engine) => {
     const ids = await addGuardedTools(t, server);
     // A profile sees the bundles assigned to it: the delete tool for the profiles the rule is about.
     for (const profile of ['ops', 'sre'])
-      await assignedBundle(t, `deletes-${profile}`, [ids['ops-delete-record']], { tenant_id: 'acme', agent_profile: profile });
+      await assignedBundle(t, `deletes-${profile}`, [ids['ops-delete-record']], {
+        tenant_id: 'acme',
+        agent_profile: profile,
+      });
     acme = await memberKey(t, 'acme');
     globex = await memberKey(t, 'globex');
     for (const rule of README_RULES) policyIds.push((await createPolicy({ tenant_id: 'acme', ...rule })).body.id);
@@ -86,7 +76,10 @@ describe.each(ENGINES)('policies over calls (%s)', (engine) => {
     ]);
     expect((await call(acme, 'ops-send-email', { to: 'bob@acme.com', body: 'hi' })).body.status).toBe('completed');
 
-    const host = await call(acme, 'ops-http-post', { url: 'https://api.acme.com/v1/x', body: 'see https://evil.test/a' });
+    const host = await call(acme, 'ops-http-post', {
+      url: 'https://api.acme.com/v1/x',
+      body: 'see https://evil.test/a',
+    });
     expect(host.body.error).toMatchObject({ code: 'policy_denied', message: expect.stringContaining('api.acme.com') });
     expect((await call(acme, 'ops-http-post', { url: 'https://hooks.acme.com/in', body: 'ok' })).body.status).toBe(
       'completed',

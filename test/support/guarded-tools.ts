@@ -14,7 +14,7 @@ export const CONFIG_WITH_PASSWORD = 'config: postgres://app:s3cretPassw0rd@db.in
 export async function startGuardedToolServer(): Promise<MutableMcpServer> {
   const server = await new MutableMcpServer().start();
   const text = (properties: string[]) => ({
-    type: 'object',
+    type: 'object' as const,
     properties: Object.fromEntries(properties.map((name) => [name, { type: 'string' }])),
   });
   server.setTool({

@@ -29,7 +29,10 @@ export class CallGuardService extends CallGuard {
     const audited = redactPaths(secrets.audited, policy.redactPaths);
     const blocking = secrets.blocking;
     if (blocking) {
-      const what = blocking.kind === 'chained_leak' ? `a value from an earlier result (${blocking.source})` : `a secret (${blocking.kind})`;
+      const what =
+        blocking.kind === 'chained_leak'
+          ? `a value from an earlier result (${blocking.source})`
+          : `a secret (${blocking.kind})`;
       return {
         allowed: false,
         code: blocking.check,
@@ -51,7 +54,10 @@ export class CallGuardService extends CallGuard {
     return { allowed: true, arguments: redactPaths(call.arguments, policy.redactPaths), audited, findings };
   }
 
-  async checkResult(call: GuardedCall, payload: ToolPayload): Promise<{ payload: ToolPayload; findings: GuardFinding[] }> {
+  async checkResult(
+    call: GuardedCall,
+    payload: ToolPayload,
+  ): Promise<{ payload: ToolPayload; findings: GuardFinding[] }> {
     const checked = await this.secrets.checkResult(call, payload);
     this.count(checked.findings);
     return checked;

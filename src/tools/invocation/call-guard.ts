@@ -37,5 +37,8 @@ export type ArgumentVerdict =
 export abstract class CallGuard {
   abstract checkArguments(call: GuardedCall): Promise<ArgumentVerdict>;
   /** The payload to pass on (redacted where configured) and what was found in it. */
-  abstract checkResult(call: GuardedCall, payload: ToolPayload): Promise<{ payload: ToolPayload; findings: GuardFinding[] }>;
+  abstract checkResult(
+    call: GuardedCall,
+    payload: ToolPayload,
+  ): Promise<{ payload: ToolPayload; findings: GuardFinding[] }>;
 }

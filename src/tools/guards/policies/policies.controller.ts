@@ -28,7 +28,7 @@ export class PoliciesController {
 
   @Post()
   @ApiOperation({
-    summary: "Attach a call policy to a tenant (admin).",
+    summary: 'Attach a call policy to a tenant (admin).',
     description:
       'A CEL condition over `tool`, `arguments`, `identity` and `request`, evaluated on every call of the tenant in scope (`profile`, `tools`) on /v1/tool_calls, /mcp and /v1/responses alike. A condition that does not compile is a 400 naming the position.',
   })
@@ -58,7 +58,8 @@ export class PoliciesController {
   @Get(':id/revisions')
   @ApiOperation({
     summary: 'Every version of a policy, oldest first, with who wrote it (admin).',
-    description: 'Audit records name the policy that decided a call as `<id>@v<version>`; this is where that version is read.',
+    description:
+      'Audit records name the policy that decided a call as `<id>@v<version>`; this is where that version is read.',
   })
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: PolicyRevisionListDto })

@@ -92,7 +92,8 @@ export class CreatePolicyDto extends PolicyFieldsDto {
   @ApiProperty({
     enum: POLICY_EFFECTS,
     example: 'deny',
-    description: '`deny`: the call is refused with `message`; `flag`: it runs, marked in the audit; `redact`: `redact_paths` are replaced.',
+    description:
+      '`deny`: the call is refused with `message`; `flag`: it runs, marked in the audit; `redact`: `redact_paths` are replaced.',
   })
   @IsIn(POLICY_EFFECTS)
   effect: PolicyEffect;

@@ -82,7 +82,8 @@ export class PoliciesService {
   async update(caller: Identity, id: string, input: UpdatePolicyDto): Promise<PolicyDto> {
     const policy = await this.find(id);
     if (input.condition !== undefined) assertCompiles(input.condition);
-    if (input.name !== undefined && input.name !== policy.name) await this.assertNameFree(policy.tenantId, input.name, id);
+    if (input.name !== undefined && input.name !== policy.name)
+      await this.assertNameFree(policy.tenantId, input.name, id);
     Object.assign(policy, {
       ...(input.name !== undefined && { name: input.name }),
       ...(input.description !== undefined && { description: input.description }),

@@ -35,9 +35,9 @@ describe('policy conditions', () => {
   });
 
   it('refuses a condition whose cost could run away (nested comprehensions)', () => {
-    expect(() =>
-      compileCondition('arguments.items.all(x, arguments.items.exists(y, x == y))'),
-    ).toThrow(/worst-case cost .* exceeds/);
+    expect(() => compileCondition('arguments.items.all(x, arguments.items.exists(y, x == y))')).toThrow(
+      /worst-case cost .* exceeds/,
+    );
     expect(compileCondition('arguments.items.exists(x, x == "a")')(activation({ items: ['b', 'a'] }))).toBe(true);
   });
 });

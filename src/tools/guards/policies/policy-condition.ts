@@ -47,7 +47,10 @@ const environment = new Environment({ limits: { maxAstNodes: MAX_CONDITION_NODES
 /** Compiles a condition, or throws PolicyConditionError naming the position of the first problem. */
 export function compileCondition(condition: string): CompiledCondition {
   if (condition.length > MAX_CONDITION_LENGTH)
-    throw new PolicyConditionError(`the condition is longer than ${MAX_CONDITION_LENGTH} characters`, MAX_CONDITION_LENGTH);
+    throw new PolicyConditionError(
+      `the condition is longer than ${MAX_CONDITION_LENGTH} characters`,
+      MAX_CONDITION_LENGTH,
+    );
   let parsed: ReturnType<Environment['parse']>;
   try {
     parsed = environment.parse(condition);
@@ -82,9 +85,13 @@ function costOf(root: ASTNode): number {
     cost += weight;
     const method = methodOf(node);
     if (method === 'matches')
-      throw new PolicyConditionError('matches() is not allowed: use startsWith, endsWith, contains or hosts()', node.start);
+      throw new PolicyConditionError(
+        'matches() is not allowed: use startsWith, endsWith, contains or hosts()',
+        node.start,
+      );
     const inner = method !== undefined && COMPREHENSIONS.has(method) ? weight * ASSUMED_LIST_SIZE : weight;
-    for (const child of childrenOf(node)) stack.push({ node: child, weight: child === receiverOf(node) ? weight : inner });
+    for (const child of childrenOf(node))
+      stack.push({ node: child, weight: child === receiverOf(node) ? weight : inner });
   }
   return cost;
 }

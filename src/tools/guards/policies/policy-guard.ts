@@ -57,7 +57,12 @@ export class PolicyGuard {
       if (!this.matches(compiled, activation)) continue;
       const { policy } = compiled;
       const action = policy.effect === 'deny' ? 'blocked' : policy.effect === 'redact' ? 'redacted' : 'flagged';
-      const finding: GuardFinding = { check: 'policy', kind: policy.effect, action, source: `${policy.id}@v${policy.version}` };
+      const finding: GuardFinding = {
+        check: 'policy',
+        kind: policy.effect,
+        action,
+        source: `${policy.id}@v${policy.version}`,
+      };
       verdict.findings.push(finding);
       if (policy.effect === 'deny') verdict.denied ??= { policy: compiled, finding };
       if (policy.effect === 'redact') verdict.redactPaths.push(...policy.redactPaths);

@@ -48,7 +48,9 @@ export class PolicySet {
       try {
         condition = compileCondition(policy.condition);
       } catch (error) {
-        this.logger.error(`Policy ${policy.id} of tenant '${policy.tenantId}' no longer compiles: ${(error as Error).message}`);
+        this.logger.error(
+          `Policy ${policy.id} of tenant '${policy.tenantId}' no longer compiles: ${(error as Error).message}`,
+        );
         continue;
       }
       const list = byTenant.get(policy.tenantId) ?? [];
@@ -56,7 +58,8 @@ export class PolicySet {
       byTenant.set(policy.tenantId, list);
     }
     // Oldest first: the order findings are reported in, and the first matching deny answers the caller.
-    for (const list of byTenant.values()) list.sort((a, b) => a.policy.createdAt.getTime() - b.policy.createdAt.getTime());
+    for (const list of byTenant.values())
+      list.sort((a, b) => a.policy.createdAt.getTime() - b.policy.createdAt.getTime());
     return byTenant;
   }
 }

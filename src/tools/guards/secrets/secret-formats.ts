@@ -63,7 +63,10 @@ const CONDITIONAL = SECRET_FORMATS.filter((format) => format.requires).map((form
 
 /** Every format match in `text`, in pass order. */
 export function* formatMatches(text: string): Generator<RegExpExecArray> {
-  const passes = [UNCONDITIONAL, ...CONDITIONAL.filter(({ requires }) => text.includes(requires)).map((c) => c.pattern)];
+  const passes = [
+    UNCONDITIONAL,
+    ...CONDITIONAL.filter(({ requires }) => text.includes(requires)).map((c) => c.pattern),
+  ];
   for (const pattern of passes) {
     pattern.lastIndex = 0;
     for (let match = pattern.exec(text); match; match = pattern.exec(text)) yield match;

@@ -106,7 +106,9 @@ function sendsOut(tool: ResolvedTool): boolean {
 /** A `secret_access` tool may be handed its own credential (e.g. to verify or rotate it), never another one. */
 function isOwnCredential(tool: ResolvedTool, finding: SecretFinding): boolean {
   const key = tool.governance?.credentialKey;
-  return key !== undefined && tool.permissions?.includes('secret_access') === true && finding.name === `credential:${key}`;
+  return (
+    key !== undefined && tool.permissions?.includes('secret_access') === true && finding.name === `credential:${key}`
+  );
 }
 
 function guardFinding(finding: SecretFinding, action: GuardFinding['action']): GuardFinding {

@@ -30,7 +30,8 @@ export interface ScanLimits {
 /** Fields whose name says they hold a secret: a high-entropy value there is one even without a known format. */
 /** Fields named like secrets that hold opaque but public values (pagination cursors). */
 const NOT_SECRET_FIELD = /page[-_]?token|continuation[-_]?token|sync[-_]?token|cursor/i;
-const SECRET_FIELD = /(?:^|[^a-z])(?:pass(?:word|wd|phrase)?|secret|token|api[-_]?key|apikey|auth(?:orization)?|credential|private[-_]?key|access[-_]?key|session[-_]?id|bearer)(?:$|[^a-z])/i;
+const SECRET_FIELD =
+  /(?:^|[^a-z])(?:pass(?:word|wd|phrase)?|secret|token|api[-_]?key|apikey|auth(?:orization)?|credential|private[-_]?key|access[-_]?key|session[-_]?id|bearer)(?:$|[^a-z])/i;
 const HIGH_ENTROPY_MIN_LENGTH = 16;
 const HIGH_ENTROPY_MAX_LENGTH = 512;
 const HIGH_ENTROPY_BITS = 3.5;
@@ -104,7 +105,13 @@ export function scanForSecrets(
       const keys = Object.keys(current);
       for (let i = keys.length - 1; i >= 0; i--) {
         const key = keys[i];
-        stack.push({ value: (current as Record<string, unknown>)[key], path: `${item.path}.${key}`, field: key, parent: copy, key });
+        stack.push({
+          value: (current as Record<string, unknown>)[key],
+          path: `${item.path}.${key}`,
+          field: key,
+          parent: copy,
+          key,
+        });
       }
     } else place(item, current);
   }
@@ -115,7 +122,13 @@ function place(item: Pending, value: unknown): void {
   if (!item.parent) return;
   if (Array.isArray(item.parent)) item.parent[item.key as number] = value;
   // defineProperty, so that a key named __proto__ stays data.
-  else Object.defineProperty(item.parent, item.key as string, { value, enumerable: true, writable: true, configurable: true });
+  else
+    Object.defineProperty(item.parent, item.key as string, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
 }
 
 function spansIn(text: string, item: Pending, stored: StoredSecretIndex[]): Span[] {
@@ -163,7 +176,11 @@ function plainSpansIn(text: string, item: Pending, stored: StoredSecretIndex[]):
     spans.push({ start, end, finding: { kind: 'secret_assignment', path: item.path, stored: false } });
   }
   if (spans.length === 0 && SECRET_FIELD.test(item.field) && !NOT_SECRET_FIELD.test(item.field) && looksRandom(text)) {
-    spans.push({ start: 0, end: text.length, finding: { kind: 'high_entropy_secret', path: item.path, stored: false } });
+    spans.push({
+      start: 0,
+      end: text.length,
+      finding: { kind: 'high_entropy_secret', path: item.path, stored: false },
+    });
   }
   return spans.sort((a, b) => a.start - b.start);
 }

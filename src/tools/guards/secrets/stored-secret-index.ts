@@ -116,7 +116,6 @@ export class StoredSecretIndex {
     return hash;
   }
 
-
   private digest(value: string): Buffer {
     return createHmac('sha256', this.hmacKey).update(value).digest();
   }

@@ -40,7 +40,8 @@ export class StoredSecrets {
 
   private async build(tenantId: string): Promise<StoredSecretIndex> {
     const index = new StoredSecretIndex('stored_credential');
-    for (const { key, value } of await this.credentials.valuesOf(tenantId)) index.add({ name: `credential:${key}`, value });
+    for (const { key, value } of await this.credentials.valuesOf(tenantId))
+      index.add({ name: `credential:${key}`, value });
     for (const ref of this.secrets.requiredRefs()) {
       const value = this.secrets.resolve(ref);
       if (value !== undefined) index.add({ name: `source_secret:${ref}`, value });
