@@ -14,7 +14,7 @@ import {
 } from './policies.dto';
 import { PoliciesService } from './policies.service';
 
-const ID_PARAM = { name: 'id', example: 'pol_3kT9v2mQ8xYbN1cR5wZa7LpD' };
+const ID_PARAM = { name: 'id', description: 'A policy id (pol_...).' };
 
 @ApiTags('Policies')
 @Authenticated()
