@@ -6,7 +6,7 @@
 // PGlite (@electric-sql) loads Node's own modules with dynamic import(), which Jest's sandbox refuses without
 // --experimental-vm-modules; compiled to CommonJS those become require(), so plain `npx jest` runs the
 // embedded-database suites as `npm test` does.
-const compiledForTests = ['@nestjs', 'jose', 'nestjs-cls', 'nestjs-pino', '@electric-sql'];
+const compiledForTests = ['@nestjs', 'jose', 'nestjs-cls', 'nestjs-pino', '@electric-sql', '@marcbachmann'];
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/src', '<rootDir>/test'],

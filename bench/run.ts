@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { run as callGuards } from './call-guards.bench';
 import { run as fileSearch } from './file-search.bench';
 import { run as hostileFiles } from './hostile-files.bench';
 import { run as hostileRelays } from './hostile-relays.bench';
@@ -42,6 +43,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   'output-scan': outputScan,
   tracing,
   sandbox,
+  'call-guards': callGuards,
 };
 
 async function main(): Promise<void> {

@@ -13,6 +13,7 @@ import { Responses1764001700000 } from './1764001700000-responses';
 import { OutputScan1764001800000 } from './1764001800000-output-scan';
 import { IngestionProgress1764001850000 } from './1764001850000-ingestion-progress';
 import { OAuthGrantRevocation1764002400000 } from './1764002400000-oauth-grant-revocation';
+import { CallGuards1764002500000 } from './1764002500000-call-guards';
 
 /** Applied in this order, by the service at start and by `npm run migration:run`. */
 export const ALL_MIGRATIONS = [
@@ -31,4 +32,5 @@ export const ALL_MIGRATIONS = [
   OutputScan1764001800000,
   IngestionProgress1764001850000,
   OAuthGrantRevocation1764002400000,
+  CallGuards1764002500000,
 ];

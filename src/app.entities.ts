@@ -4,6 +4,7 @@ import { TENANCY_ENTITIES } from './tenancy/tenancy.entities';
 import { FILE_SEARCH_ENTITIES } from './tools/builtins/file-search/file-search.entities';
 import { CATALOG_ENTITIES } from './tools/catalog/catalog.entities';
 import { CREDENTIALS_ENTITIES } from './tools/catalog/credentials/credentials.entities';
+import { GUARDS_ENTITIES } from './tools/guards/guards.entities';
 import { MCP_ENTITIES } from './tools/mcp/mcp.entities';
 
 /**
@@ -16,6 +17,7 @@ export const APP_ENTITIES = [
   ...CATALOG_ENTITIES,
   ...CREDENTIALS_ENTITIES,
   ...MCP_ENTITIES,
+  ...GUARDS_ENTITIES,
   ...RESPONSES_ENTITIES,
   ...FILE_SEARCH_ENTITIES,
 ];

@@ -29,7 +29,7 @@ interface OpenApiDocument {
 }
 
 /** An id in an example stands for a real object of its kind: these are the kinds, by prefix. */
-const EXAMPLE_ID = /^(tool_|bundle_|key_|vs_|file-|resp_)[A-Za-z0-9]+$/;
+const EXAMPLE_ID = /^(tool_|bundle_|key_|vs_|file-|resp_|pol_)[A-Za-z0-9]+$/;
 
 /**
  * The request body Swagger UI offers for a media type, as its "Try it out" sends it: the media type's

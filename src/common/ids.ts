@@ -22,6 +22,7 @@ export type IdPrefix =
   | 'file-'
   | 'vsfb_'
   | 'call_'
+  | 'pol_'
   | 'key_'
   | 'review_'
   // Responses and their items (/v1/responses), as OpenAI prefixes them.

@@ -326,6 +326,23 @@ export const configSchema = z
         output_scan: z.enum(['off', 'flag', 'block']).default('flag'),
         /** Characters of a result's text that are scanned; text beyond is not read. */
         output_scan_max_chars: integer().pipe(z.number().min(1024).max(1_048_576)).default(65_536),
+        /**
+         * Arguments carrying a credential format (private key, cloud or SaaS token, JWT, connection string with a
+         * password, high-entropy value in a secret-named field), unless the tool says otherwise: `flag` passes the
+         * call on marked, `block` refuses it (`secret_in_arguments`), `off` does not look.
+         */
+        argument_scan: z.enum(['off', 'flag', 'block']).default('flag'),
+        /** Arguments carrying the value of a secret Toolgate stores (tenant credentials, source secrets, API keys). */
+        argument_scan_stored: z.enum(['off', 'flag', 'block']).default('block'),
+        /** Secrets in tool results: `flag` marks the call, `redact` replaces them before they reach the model. */
+        result_secret_scan: z.enum(['off', 'flag', 'redact']).default('flag'),
+        /**
+         * A sensitive value out of one call's result (a credential-shaped string, anything a `secret_access` tool
+         * returned) that shows up in the arguments of a `network_external` tool later in the same chain of calls.
+         */
+        chained_exfiltration: z.enum(['off', 'flag', 'block']).default('flag'),
+        /** Characters of a call's strings that secret scanning reads (arguments and results, each). */
+        secret_scan_max_chars: integer().pipe(z.number().min(1024).max(16_777_216)).default(1_048_576),
         review: z
           .object({
             /**

@@ -1,6 +1,7 @@
 import { newId } from '../../common/ids';
 import type { JsonSchema, McpToolIcon } from '../tool-executor';
 import type {
+  ArgumentScanMode,
   AuditLevel,
   OutputScanMode,
   Permission,
@@ -25,6 +26,7 @@ export interface NewCatalogEntryFields {
   tenantAccess?: TenantAccess;
   auditLevel?: AuditLevel;
   outputScan?: OutputScanMode | null;
+  argumentScan?: ArgumentScanMode | null;
   rateLimit?: RateLimit | null;
   ownerTenantId?: string | null;
   securityStatus?: SecurityStatus;
@@ -55,6 +57,7 @@ export function newCatalogEntry(fields: NewCatalogEntryFields): ToolEntity {
     tenantAccess: fields.tenantAccess ?? { mode: 'all' },
     auditLevel: fields.auditLevel ?? 'basic',
     outputScan: fields.outputScan ?? null,
+    argumentScan: fields.argumentScan ?? null,
     rateLimit: fields.rateLimit ?? null,
     ownerTenantId: fields.ownerTenantId ?? null,
     stale: false,

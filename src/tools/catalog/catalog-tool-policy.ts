@@ -89,7 +89,9 @@ function toResolved(entry: ToolEntity): ResolvedTool {
       credentialKey: source.credential_key,
     },
     ...(entry.outputScan && { outputScan: entry.outputScan }),
-    ...(entry.permissions.length > 0 && { permissions: entry.permissions }),
+    ...(entry.argumentScan && { argumentScan: entry.argumentScan }),
+    permissions: entry.permissions,
+    tags: entry.tags,
     ...(entry.ownerTenantId !== null && { registeredBy: entry.ownerTenantId }),
   };
 }

@@ -26,6 +26,10 @@ export type AuditLevel = (typeof AUDIT_LEVELS)[number];
 export const OUTPUT_SCAN_MODES = ['off', 'flag', 'block'] as const;
 export type OutputScanMode = (typeof OUTPUT_SCAN_MODES)[number];
 
+/** What happens to a call whose arguments carry a secret (see src/tools/guards). */
+export const ARGUMENT_SCAN_MODES = ['off', 'flag', 'block'] as const;
+export type ArgumentScanMode = (typeof ARGUMENT_SCAN_MODES)[number];
+
 export const TENANT_ACCESS_MODES = ['all', 'allowlist', 'denylist'] as const;
 
 /** What executors read of a tool's source, and what only registration and discovery use. */

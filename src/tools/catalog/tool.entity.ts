@@ -5,6 +5,7 @@ import type {
   AuditLevel,
   AutoReviewResult,
   OutputScanMode,
+  ArgumentScanMode,
   Permission,
   RateLimit,
   SecurityStatus,
@@ -79,6 +80,10 @@ export class ToolEntity {
   /** Scanning of this tool's results; null follows `catalog.output_scan`. */
   @Column({ name: 'output_scan', type: 'varchar', nullable: true })
   outputScan: OutputScanMode | null;
+
+  /** Scanning of this tool's arguments for secrets; null follows the catalog defaults. */
+  @Column({ name: 'argument_scan', type: 'varchar', nullable: true })
+  argumentScan: ArgumentScanMode | null;
 
   @Column({ name: 'rate_limit', type: 'jsonb', nullable: true })
   rateLimit: RateLimit | null;

@@ -24,6 +24,7 @@ export function presentTool(entity: ToolEntity, viewer: Identity): ToolDto {
     tenant_access: access,
     audit_level: entity.auditLevel,
     output_scan: entity.outputScan,
+    argument_scan: entity.argumentScan,
     rate_limit: entity.rateLimit,
     owner_tenant_id: entity.ownerTenantId,
     stale: entity.stale,

@@ -20,6 +20,7 @@ import { TENANT_ID_PATTERN } from '../../tenancy/tenant-id';
 import {
   AUDIT_LEVELS,
   OUTPUT_SCAN_MODES,
+  ARGUMENT_SCAN_MODES,
   PERMISSIONS,
   SECURITY_STATUSES,
   SOURCE_TYPES,
@@ -27,6 +28,7 @@ import {
   TOOL_NAME_PATTERN,
   type AuditLevel,
   type OutputScanMode,
+  type ArgumentScanMode,
   type Permission,
   type SecurityStatus,
   type SourceType,
@@ -158,6 +160,17 @@ class ToolFieldsDto {
   @IsOptional()
   @IsIn(OUTPUT_SCAN_MODES)
   output_scan?: OutputScanMode | null;
+
+  @ApiPropertyOptional({
+    enum: ARGUMENT_SCAN_MODES,
+    nullable: true,
+    example: 'block',
+    description:
+      'Admins only. Arguments carrying a secret (a credential format, a value stored in Toolgate) are refused (`block`: the call is `denied` with `secret_in_arguments`), passed on flagged (`flag`: `metadata.guard_findings`) or not scanned (`off`). null follows `catalog.argument_scan` (formats) and `catalog.argument_scan_stored` (stored values).',
+  })
+  @IsOptional()
+  @IsIn(ARGUMENT_SCAN_MODES)
+  argument_scan?: ArgumentScanMode | null;
 
   @ApiPropertyOptional({
     type: RateLimitDto,
@@ -322,6 +335,8 @@ export class ToolDto {
   audit_level: AuditLevel;
   @ApiProperty({ enum: OUTPUT_SCAN_MODES, nullable: true, description: 'null: `catalog.output_scan` applies.' })
   output_scan: OutputScanMode | null;
+  @ApiProperty({ enum: ARGUMENT_SCAN_MODES, nullable: true, description: 'null: the catalog defaults apply.' })
+  argument_scan: ArgumentScanMode | null;
   @ApiProperty({ type: RateLimitDto, nullable: true })
   rate_limit: RateLimitDto | null;
   @ApiProperty({ nullable: true, type: String, example: 'acme' })

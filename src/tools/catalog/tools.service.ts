@@ -24,7 +24,7 @@ import type { AutoReviewDto, CreateToolDto, ListToolsQueryDto, ToolDto, UpdateTo
 /** Fields of built-in entries that operators may change; the rest comes from the provider. */
 const BUILTIN_MUTABLE = ['tenant_access', 'audit_level', 'rate_limit'] as const;
 /** Governance fields only admins may change. */
-const ADMIN_ONLY = ['tenant_access', 'audit_level', 'rate_limit', 'output_scan'] as const;
+const ADMIN_ONLY = ['tenant_access', 'audit_level', 'rate_limit', 'output_scan', 'argument_scan'] as const;
 
 @Injectable()
 export class ToolsService {
@@ -58,6 +58,7 @@ export class ToolsService {
       tenantAccess: input.tenant_access,
       auditLevel: input.audit_level,
       outputScan: input.output_scan,
+      argumentScan: input.argument_scan,
       rateLimit: input.rate_limit,
       ownerTenantId: caller.tenantId,
       now: this.clock.now(),
@@ -148,6 +149,7 @@ export class ToolsService {
         ...(input.tenant_access !== undefined && { tenantAccess: input.tenant_access }),
         ...(input.audit_level !== undefined && { auditLevel: input.audit_level }),
         ...(input.output_scan !== undefined && { outputScan: input.output_scan }),
+        ...(input.argument_scan !== undefined && { argumentScan: input.argument_scan }),
         ...(input.rate_limit !== undefined && { rateLimit: input.rate_limit }),
         updatedAt: now,
       });

@@ -5,6 +5,7 @@ import { TenancyModule } from '../../tenancy/tenancy.module';
 import { CatalogModule } from '../catalog/catalog.module';
 import { CredentialsModule } from '../catalog/credentials/credentials.module';
 import { EffectiveToolChanges } from './effective-tool-changes';
+import { GuardsModule } from '../guards/guards.module';
 import { InvocationMetrics } from './invocation.metrics';
 import { ToolCallsController } from './tool-calls.controller';
 import { ToolDefinitionsController } from './tool-definitions.controller';
@@ -16,7 +17,7 @@ import { ToolExecutors } from './tool-executors';
  * are found by their `@ToolExecutorFor()` mark in whichever module provides them.
  */
 @Module({
-  imports: [DiscoveryModule, ObservabilityModule, TenancyModule, CatalogModule, CredentialsModule],
+  imports: [DiscoveryModule, ObservabilityModule, TenancyModule, CatalogModule, CredentialsModule, GuardsModule],
   controllers: [ToolCallsController, ToolDefinitionsController],
   providers: [ToolDispatcher, ToolExecutors, InvocationMetrics, EffectiveToolChanges],
   exports: [ToolDispatcher, EffectiveToolChanges],

@@ -1,3 +1,4 @@
+import type { GuardFinding } from './call-guard';
 import type { Identity } from '../../tenancy/request-context';
 import type { ToolCallObject } from './tool-call';
 import type { ResolvedTool } from './tool-policy';
@@ -13,6 +14,8 @@ export interface ToolCallOutcome {
   toolCall: ToolCallObject;
   /** Set when the call was rejected before it could run; `toolCall.error` says why. */
   rejection?: CallRejection;
+  /** What the call-time guard found (secrets, policies), by kind and path. */
+  findings?: GuardFinding[];
 }
 
 /** The record written by `start`, to be completed by `finish`. */

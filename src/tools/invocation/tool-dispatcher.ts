@@ -10,6 +10,7 @@ import { traceResolvedTool, traceToolCall } from '../../observability/tracing/to
 import { Tracing } from '../../observability/tracing/tracing';
 import type { Identity } from '../../tenancy/request-context';
 import { Execution, outputOf, ToolContext, ToolPayload } from '../tool-executor';
+import { CallGuard, GuardFinding } from './call-guard';
 import type { AnsweredCall, CallResult } from './call-result';
 import { unknownToolMessage } from './did-you-mean';
 import { InvocationMetrics } from './invocation.metrics';
@@ -67,6 +68,7 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
     private readonly clock: Clock,
     private readonly tracing: Tracing,
     @Optional() private readonly audit?: ToolCallAudit,
+    @Optional() private readonly guard?: CallGuard,
   ) {}
 
   invoke(identity: Identity, request: InvokeRequest, options: InvokeOptions = {}): Promise<CallResult> {
@@ -97,14 +99,29 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
     if ('invalid' in args)
       return args.audited ? this.reject(identity, tool, rawArguments, toolCall, 'invalid', args.invalid) : args.invalid;
 
+    const guarded = { identity, tool, arguments: args.value, chain: chainOf(identity, request) };
+    const verdict = await this.guard?.checkArguments(guarded);
+    if (verdict && !verdict.allowed) {
+      const refusal = { allowed: false, status: 'denied', code: verdict.code, reason: verdict.message } as const;
+      return this.refuse(identity, tool, verdict.audited, toolCall, refusal, verdict.findings);
+    }
+    const callArguments = verdict ? verdict.arguments : args.value;
+    const auditedArguments = verdict ? verdict.audited : args.value;
+    const findings = verdict ? [...verdict.findings] : [];
+
     // Last, so that only a call that is going to run takes a slot.
     const slot = await this.policy.takeRateLimitSlot(identity, tool);
-    if (!slot.allowed) return this.refuse(identity, tool, args.value, toolCall, slot);
+    if (!slot.allowed) return this.refuse(identity, tool, auditedArguments, toolCall, slot, findings);
 
-    const record = await this.audit?.start({ identity, tool, arguments: args.value, toolCall });
+    const record = await this.audit?.start({ identity, tool, arguments: auditedArguments, toolCall });
     const started = performance.now();
     options.onStart?.({ ...toolCall });
-    const end = await this.execute(identity, tool, toolCall, args.value, request, options);
+    const end = await this.execute(identity, tool, toolCall, callArguments, request, options);
+    if (end.payload && this.guard) {
+      const checked = await this.guard.checkResult(guarded, end.payload);
+      end.payload = checked.payload;
+      findings.push(...checked.findings);
+    }
     const done = {
       ...finish(
         toolCall,
@@ -113,11 +130,11 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
         end.error,
         performance.now() - started,
       ),
-      ...(end.injectionSuspected && { metadata: { injection_suspected: true } }),
+      ...metadataOf(end.injectionSuspected === true, findings),
     };
     this.metrics.duration.observe({ tool_name: tool.name, source: tool.source.type }, (done.duration_ms ?? 0) / 1000);
     if (record !== undefined)
-      await this.audit?.finish(record, { identity, tool, arguments: args.value, toolCall: done });
+      await this.audit?.finish(record, { identity, tool, arguments: auditedArguments, toolCall: done, findings });
     this.metrics.calls.inc({ tool_name: tool.name, source: tool.source.type, status: done.status });
     return answered(done, end.payload);
   }
@@ -333,9 +350,13 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
     args: unknown,
     toolCall: ToolCallObject,
     refusal: Extract<Authorization, { allowed: false }>,
+    findings: GuardFinding[] = [],
   ): Promise<CallResult> {
-    const refused = finish(toolCall, refusal.status, null, { code: refusal.code, message: refusal.reason });
-    await this.audit?.record({ identity, tool, arguments: args, toolCall: refused });
+    const refused = {
+      ...finish(toolCall, refusal.status, null, { code: refusal.code, message: refusal.reason }),
+      ...metadataOf(false, findings),
+    };
+    await this.audit?.record({ identity, tool, arguments: args, toolCall: refused, findings });
     this.metrics.calls.inc({ tool_name: tool.name, source: tool.source.type, status: refused.status });
     if (refusal.status === 'rate_limited')
       return { status: 'rate_limited', toolCall: refused, retryAfterSeconds: refusal.retryAfterSeconds ?? 1 };
@@ -371,6 +392,25 @@ function runUntilAborted<T>(work: () => Promise<T>, signal: AbortSignal): Promis
       .then(resolve, reject)
       .finally(() => signal.removeEventListener('abort', onAbort));
   });
+}
+
+/**
+ * Calls of one response run form a chain; outside a response, the calls of one credential (and profile) do,
+ * which is how an MCP client's consecutive requests reach the dispatcher.
+ */
+function chainOf(identity: Identity, request: InvokeRequest): string {
+  if (request.responseId) return `response:${request.responseId}`;
+  return `caller:${identity.tenantId}:${identity.subject}:${identity.agentProfile ?? ''}`;
+}
+
+function metadataOf(injectionSuspected: boolean, findings: GuardFinding[]): Pick<ToolCallObject, 'metadata'> {
+  if (!injectionSuspected && findings.length === 0) return {};
+  return {
+    metadata: {
+      ...(injectionSuspected && { injection_suspected: true }),
+      ...(findings.length > 0 && { guard_findings: findings }),
+    },
+  };
 }
 
 function finish(

@@ -7,6 +7,11 @@ export interface ResolvedTool extends ExecutableTool {
   origin: string;
   /** The catalog entry's governance: audit level, rate limit, credential. */
   governance?: ToolGovernance;
+  /** What the catalog says the tool does (`network_external`, `secret_access`, ...), for call-time guards. */
+  permissions?: string[];
+  tags?: string[];
+  /** Scanning of this tool's arguments for secrets when it overrides the catalog defaults. */
+  argumentScan?: 'off' | 'flag' | 'block';
 }
 
 export interface ToolGovernance {

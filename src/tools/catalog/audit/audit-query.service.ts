@@ -91,5 +91,6 @@ export function presentAuditRecord(record: AuditRecordEntity): AuditRecordDto {
     ...(record.error !== null && { error: record.error }),
     ...(record.responseId !== null && { response_id: record.responseId }),
     injection_suspected: record.injectionSuspected,
+    ...(record.guardFindings && { guard_findings: record.guardFindings }),
   };
 }

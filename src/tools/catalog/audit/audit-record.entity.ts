@@ -1,3 +1,4 @@
+import type { GuardFinding } from '../../invocation/call-guard';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 /**
@@ -69,6 +70,10 @@ export class AuditRecordEntity {
   /** The result read like instructions addressed to the model (output scanning flagged or blocked it). */
   @Column({ name: 'injection_suspected', type: 'boolean' })
   injectionSuspected: boolean;
+
+  /** What the call-time guard found (secret kinds, policies), with paths and never values. */
+  @Column({ name: 'guard_findings', type: 'jsonb', nullable: true })
+  guardFindings: GuardFinding[] | null;
 
   @Column({ name: 'response_id', type: 'varchar', nullable: true })
   responseId: string | null;

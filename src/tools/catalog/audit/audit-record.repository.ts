@@ -9,7 +9,7 @@ import { AuditRecordEntity } from './audit-record.entity';
 /** How a call ended, as its record keeps it. */
 export type AuditOutcome = Pick<
   AuditRecordEntity,
-  'status' | 'durationMs' | 'outputSize' | 'output' | 'error' | 'injectionSuspected'
+  'status' | 'durationMs' | 'outputSize' | 'output' | 'error' | 'injectionSuspected' | 'guardFindings'
 >;
 
 /** One end of a listing: from a time (inclusive after, exclusive before), or past a record (keyset on time and id). */
@@ -64,7 +64,7 @@ export class AuditRecordRepository {
       this.dataSource.query(
         `WITH ${COMMIT_WITHOUT_FLUSH}
        UPDATE tool_audit_records SET status = $2, duration_ms = $3, output_size = $4, output = $5, error = $6,
-              injection_suspected = $7
+              injection_suspected = $7, guard_findings = $8::jsonb
          FROM commit_without_flush WHERE id = $1`,
         [
           id,
@@ -74,6 +74,8 @@ export class AuditRecordRepository {
           outcome.output,
           outcome.error,
           outcome.injectionSuspected,
+          // A JavaScript array would be sent as a PostgreSQL array: jsonb wants the JSON text.
+          outcome.guardFindings === null ? null : JSON.stringify(outcome.guardFindings),
         ],
       );
     await traceDatabase(this.tracing, 'UPDATE', 'tool_audit_records', query);

@@ -87,7 +87,7 @@ export class AuditTrail extends ToolCallAudit {
   }
 
   /** How the call ended. */
-  private outcomeFields({ toolCall, rejection }: ToolCallOutcome, level: 'basic' | 'full'): AuditOutcome {
+  private outcomeFields({ toolCall, rejection, findings }: ToolCallOutcome, level: 'basic' | 'full'): AuditOutcome {
     const output =
       level === 'full' && toolCall.output !== null && toolCall.output !== undefined
         ? this.truncatedOutput(toolCall.output)
@@ -100,6 +100,7 @@ export class AuditTrail extends ToolCallAudit {
       error: toolCall.error ? this.redactor.redactText(`${toolCall.error.code}: ${toolCall.error.message}`) : null,
       injectionSuspected:
         toolCall.metadata?.injection_suspected === true || toolCall.error?.code === 'injection_blocked',
+      guardFindings: findings?.length ? findings : null,
     };
   }
 

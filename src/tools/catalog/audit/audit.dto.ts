@@ -97,6 +97,15 @@ export class AuditRecordDto {
     description: 'The result read like instructions addressed to the model (output scanning flagged or withheld it).',
   })
   injection_suspected: boolean;
+  @ApiPropertyOptional({
+    description:
+      'What the call-time guard found: secrets in arguments or results, policies that matched. Kinds, paths and policy versions only, never the values.',
+    example: [
+      { check: 'secret_in_arguments', kind: 'aws_access_key', path: 'arguments.body', action: 'blocked' },
+      { check: 'policy', kind: 'deny', action: 'blocked', source: 'pol_3kT9v2mQ8xYbN1cR5wZa7LpD@v2' },
+    ],
+  })
+  guard_findings?: object[];
 }
 
 export class UsageQueryDto {

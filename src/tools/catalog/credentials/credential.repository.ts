@@ -81,6 +81,14 @@ export class CredentialRepository {
     return rows[0];
   }
 
+  /** Every sealed row of one tenant. */
+  sealedOf(tenantId: string): Promise<SealedRow[]> {
+    return this.dataSource.query(
+      'SELECT tenant_id, key, ciphertext, iv, auth_tag, key_id FROM tenant_credentials WHERE tenant_id = $1',
+      [tenantId],
+    );
+  }
+
   /** The next rows sealed with one of `keyIds`, in (tenant, key) order after `after`. */
   sealedWith(keyIds: string[], limit: number, after?: { tenantId: string; key: string }): Promise<SealedRow[]> {
     return this.dataSource.query(

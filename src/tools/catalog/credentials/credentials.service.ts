@@ -5,6 +5,7 @@ import { Clock } from '../../../common/clock';
 import type { ListPage } from '../../../common/list.dto';
 import { isoTime } from '../../../common/time';
 import { AdvisoryLock, withAdvisoryLock } from '../../../database/advisory-locks';
+import { ChangeEvents } from '../../../database/change-events';
 import { CredentialNames, CredentialRepository, SealedRow } from './credential.repository';
 import { credentialAad, DecryptionError, KeyRing, open, seal, SealedValue } from './credential-cipher';
 import {
@@ -31,6 +32,9 @@ export class CredentialUnavailableError extends Error {
   }
 }
 
+/** Published with the tenant id after a credential is stored or deleted. */
+export const CREDENTIALS_CHANGED = 'credentials.changed';
+
 /**
  * Per-tenant credentials for tools, encrypted with AES-256-GCM under the
  * configured key ring. Values go in through `put` and come out only through `resolve`, which the dispatcher
@@ -45,6 +49,7 @@ export class CredentialsService implements OnApplicationBootstrap {
     private readonly credentials: CredentialRepository,
     private readonly keys: KeyRing,
     private readonly clock: Clock,
+    private readonly events: ChangeEvents,
   ) {}
 
   /** Rows sealed with an earlier key are re-encrypted with the current one at every start (one replica at a time). */
@@ -60,7 +65,9 @@ export class CredentialsService implements OnApplicationBootstrap {
     }
     const sealed = seal(this.keys.current, value, credentialAad(tenantId, key));
     const now = this.clock.now();
-    return present(await this.credentials.upsert(tenantId, key, sealed, now));
+    const stored = present(await this.credentials.upsert(tenantId, key, sealed, now));
+    await this.events.publish(CREDENTIALS_CHANGED, tenantId);
+    return stored;
   }
 
   /** Names and timestamps only, ordered by key name, with cursor pagination on the name. */
@@ -89,6 +96,7 @@ export class CredentialsService implements OnApplicationBootstrap {
   async remove(tenantId: string, key: string): Promise<DeletedCredentialDto> {
     assertKeyName(key);
     if (!(await this.credentials.delete(tenantId, key))) throw ApiError.notFound('credential', key, 'key');
+    await this.events.publish(CREDENTIALS_CHANGED, tenantId);
     return { object: 'tenant.credential.deleted', tenant_id: tenantId, key, deleted: true };
   }
 
@@ -114,6 +122,24 @@ export class CredentialsService implements OnApplicationBootstrap {
       if (error instanceof DecryptionError) throw new CredentialUnavailableError(tenantId, key, error.message);
       throw error;
     }
+  }
+
+  /**
+   * Every credential of a tenant, decrypted, for call-time scanning to index (as keyed hashes) and drop.
+   * Rows that cannot be read are left out: they cannot be handed to a tool either.
+   */
+  async valuesOf(tenantId: string): Promise<{ key: string; value: string }[]> {
+    const values: { key: string; value: string }[] = [];
+    for (const row of await this.credentials.sealedOf(tenantId)) {
+      const encryptionKey = this.keys.find(row.key_id);
+      if (!encryptionKey) continue;
+      try {
+        values.push({ key: row.key, value: open(encryptionKey, sealedOf(row), credentialAad(row.tenant_id, row.key)) });
+      } catch (error) {
+        if (!(error instanceof DecryptionError)) throw error;
+      }
+    }
+    return values;
   }
 
   /**

@@ -40,6 +40,8 @@ export interface MissingSecret {
 export class SecretResolver implements OnApplicationBootstrap {
   private readonly logger = new Logger('Secrets');
   private readonly missing = new Map<string, MissingSecret>();
+  /** Every valid ref something required, so that call-time scanning can recognise their values. */
+  private readonly required = new Set<string>();
   private started = false;
 
   constructor(
@@ -82,9 +84,15 @@ export class SecretResolver implements OnApplicationBootstrap {
       this.record(ref, `is not a valid secret reference (${REF_RULE})`, neededBy);
       return undefined;
     }
+    this.required.add(ref);
     const value = this.resolve(ref);
     if (value === undefined) this.record(ref, `is missing: set ${this.describeLocations(ref)}`, neededBy);
     return value;
+  }
+
+  /** The refs required so far (names only). */
+  requiredRefs(): string[] {
+    return [...this.required];
   }
 
   /** The secrets found missing so far, with what needs them. */

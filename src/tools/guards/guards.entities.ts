@@ -1,0 +1,3 @@
+import { PolicyEntity, PolicyRevisionEntity } from './policies/policy.entity';
+
+export const GUARDS_ENTITIES = [PolicyEntity, PolicyRevisionEntity];
