@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { configSchema } from '../src/config/config.schema';
+import { codeInterpreterConfigSchema } from '../src/tools/builtins/code-interpreter/code-interpreter.config';
 import { fileSearchConfigSchema } from '../src/tools/builtins/file-search/file-search.config';
 import { webSearchConfigSchema } from '../src/tools/builtins/web-search/web-search.config';
 
@@ -9,6 +10,7 @@ export const VALUES_SCHEMA = join(__dirname, '..', '..', 'helm/toolgate/values.s
 
 /** The built-in providers' sections, which the service validates with each provider's own schema. */
 const PROVIDER_SCHEMAS: Record<string, z.ZodType> = {
+  code_interpreter: codeInterpreterConfigSchema,
   file_search: fileSearchConfigSchema,
   web_search: webSearchConfigSchema,
 };

@@ -268,7 +268,7 @@ describe('audit trail and usage', () => {
     const text = JSON.stringify(stored);
     expect(text).not.toContain(token);
     expect(text).not.toContain('abc.def.ghijklmnop');
-    expect(JSON.parse(stored[0].input)).toEqual({ text: 'use [REDACTED] and [REDACTED]' });
+    expect(JSON.parse(stored[0].input)).toEqual({ text: 'use [REDACTED] and [REDACTED:github_token]' });
   });
 
   it('redacts values under secret-like keys', async () => {

@@ -331,7 +331,7 @@ describe.each(ENGINES)('/v1/responses (%s)', (engine) => {
       code: 'unknown_tool',
       message: expect.stringContaining("Did you mean 'echo'"),
     });
-    expect(await bad({ model: 'm', input: 'hi', tools: [{ type: 'code_interpreter' }] })).toMatchObject({
+    expect(await bad({ model: 'm', input: 'hi', tools: [{ type: 'computer_use_preview' }] })).toMatchObject({
       param: 'tools[0].type',
     });
     expect(await bad({ model: 'm', input: 'hi', temperature: 7 })).toMatchObject({ param: 'temperature' });

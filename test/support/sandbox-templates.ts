@@ -69,6 +69,11 @@ print(json.dumps({"start": start, "end": time.time()}))
 export function sandboxTemplateDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'toolgate-template-'));
   chmodSync(dir, 0o755);
-  for (const [name, text] of Object.entries(SCRIPTS)) writeFileSync(join(dir, name), text.trimStart(), { mode: 0o755 });
+  for (const [name, text] of Object.entries(SCRIPTS)) {
+    writeFileSync(join(dir, name), text.trimStart());
+    // Explicitly: the embedded database sets the process umask to 077 for its own files, and a mode given to
+    // writeFileSync is filtered by it (a test file run after another in the same worker would get 0700).
+    chmodSync(join(dir, name), 0o755);
+  }
   return dir;
 }
