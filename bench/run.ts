@@ -14,6 +14,7 @@ import { run as toolSearch } from './tool-search.bench';
 import { run as tracing } from './tracing.bench';
 import { run as responses } from './responses.bench';
 import { run as reviewHeldout } from './review-heldout.bench';
+import { runFamilies as reviewEncoderFamilies, run as reviewEncoder } from './review-encoder.bench';
 import { run as reviewJudge } from './review-judge.bench';
 import { runFamilies as reviewWriterFamilies, run as reviewWriters } from './review-writers.bench';
 import { run as untrustedInput } from './untrusted-input.bench';
@@ -36,6 +37,8 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   'tool-search': toolSearch,
   responses,
   'review-heldout': reviewHeldout,
+  'review-encoder': reviewEncoder,
+  'review-encoder-families': reviewEncoderFamilies,
   'review-judge': reviewJudge,
   'review-writers': reviewWriters,
   'review-writer-families': reviewWriterFamilies,
@@ -46,6 +49,20 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   'call-guards': callGuards,
 };
 
+/** Benchmarks that start no service and touch no database: run once, not once per engine. */
+const WITHOUT_DATABASE = new Set([
+  'call-guards',
+  'output-scan',
+  'redaction',
+  'review-heldout',
+  'review-encoder',
+  'review-encoder-families',
+  'review-judge',
+  'review-writers',
+  'review-writer-families',
+  'untrusted-input',
+]);
+
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const engineArg = args.find((arg) => arg.startsWith('--engine='))?.slice('--engine='.length);
@@ -55,10 +72,12 @@ async function main(): Promise<void> {
   const unknown = wanted.filter((name) => !(name in BENCHMARKS));
   if (unknown.length)
     throw new Error(`Unknown benchmark ${unknown.join(', ')}; known: ${Object.keys(BENCHMARKS).join(', ')}`);
-  for (const engine of engineArg ? [engineArg as BenchEngine] : BENCH_ENGINES) {
+  const engines = engineArg ? [engineArg as BenchEngine] : BENCH_ENGINES;
+  for (const engine of engines) {
     useEngine(engine);
     console.log(`\n=== ${engine} ===`);
-    for (const name of wanted.length ? wanted : Object.keys(BENCHMARKS)) await BENCHMARKS[name]();
+    for (const name of wanted.length ? wanted : Object.keys(BENCHMARKS))
+      if (engine === engines[0] || !WITHOUT_DATABASE.has(name)) await BENCHMARKS[name]();
   }
 }
 

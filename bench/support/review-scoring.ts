@@ -57,3 +57,14 @@ export function remembered(scoreOf: (tool: CorpusTool) => number): (tool: Corpus
     return score;
   };
 }
+
+/**
+ * Detection at FP_BUDGET false positives for a continuous suspicion (higher is more suspicious, such as a model's
+ * log-odds): the cut is the value of the benign tool at that rate, and attacks above it are detected.
+ */
+export function detectionAtFpOfSuspicion(attacks: number[], benign: number[]): string {
+  const sorted = [...benign].sort((a, b) => b - a);
+  const cut = sorted[Math.floor(FP_BUDGET * sorted.length)] ?? Infinity;
+  const fp = benign.filter((s) => s > cut).length;
+  return `${cell(attacks.filter((s) => s > cut).length, attacks.length)}, false positives ${pct(fp, benign.length).trim()} (${fp}/${benign.length})`;
+}

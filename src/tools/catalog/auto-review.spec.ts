@@ -1039,9 +1039,16 @@ describe('scanOutputText', () => {
   });
 
   it('leaves ordinary results alone, links and code included', () => {
-    const result = scanOutputText(
-      'Found 3 issues. See https://github.com/acme/app/issues/12 for details.\nInstall with: curl -fsSL https://get.acme.dev/install.sh | sh',
-    );
+    const result = scanOutputText('Found 3 issues. See https://github.com/acme/app/issues/12 for details.');
     expect(result).toEqual({ score: 100, flags: [], suggestions: [] });
+    // The rules take a piped install script in a result for documentation; the sentence model reads it as it
+    // reads one in a tool description (an agent may run it), and says so.
+    const install = 'Install with: curl -fsSL https://get.acme.dev/install.sh | sh';
+    expect(scanOutputText(install, undefined, { sentenceModel: false })).toEqual({
+      score: 100,
+      flags: [],
+      suggestions: [],
+    });
+    expect(scanOutputText(install).flags.join('\n')).toContain('reads like a poisoned tool to the learned model');
   });
 });

@@ -128,15 +128,24 @@ const OUTPUT_KINDS: Kind[] = ['poisoning', 'exfiltration', 'impersonation'];
  * The checks for text addressed to the model, applied to a tool's *result* (an MCP tool's output is as
  * untrusted as its description). Only the first `limit` characters are read, each a bounded
  * number of times. Surface findings (parameters, permissions, mere mentions of URLs) do not apply.
+ * The sentence model reads the result as it reads descriptions, counting only its strong readings: a result is
+ * not a tool's documentation, and a weak reading there would flag ordinary prose.
  */
-export function scanOutputText(text: string, limit = OUTPUT_SCAN_LIMIT): AutoReviewResult {
+export function scanOutputText(
+  text: string,
+  limit = OUTPUT_SCAN_LIMIT,
+  { sentenceModel = true }: { sentenceModel?: boolean } = {},
+): AutoReviewResult {
   const findings = new Findings(OUTPUT_KINDS);
+  const read = (text ?? '').slice(0, limit);
   checkText(
     'tool output',
-    (text ?? '').slice(0, limit),
+    read,
     { others: [], self: new Set<string>(), parameters: new Set(), catalog: new Set(), output: true },
     findings,
   );
+  if (sentenceModel)
+    checkSentenceModel([{ where: 'tool output', text: read }], shippedSentenceModel(), findings, { strongOnly: true });
   return findings.summarize();
 }
 

@@ -11,11 +11,16 @@ export interface OutputScanResult {
 /**
  * Reads a tool result's text for instructions addressed to the model, with the checks the catalog runs on
  * tool descriptions (hidden instructions, orders to the model, requests for secrets or other tools' data,
- * exfiltration endpoints, invisible or encoded text), in linear time over at most `maxChars` characters.
+ * exfiltration endpoints, invisible or encoded text) and the same sentence model (`sentenceModel: false`, from
+ * catalog.review.sentence_model, leaves it out), in linear time over at most `maxChars` characters.
  * Mere mentions (a URL, a file name) are normal in results and are not counted.
  */
-export function scanToolOutput(text: string, maxChars: number): OutputScanResult {
-  const { flags } = scanOutputText(text, maxChars);
+export function scanToolOutput(
+  text: string,
+  maxChars: number,
+  options: { sentenceModel?: boolean } = {},
+): OutputScanResult {
+  const { flags } = scanOutputText(text, maxChars, options);
   return { injectionSuspected: flags.length > 0, findings: flags.length, truncated: text.length > maxChars };
 }
 

@@ -94,7 +94,10 @@ export class McpExecutor implements ToolExecutor {
     const mode = tool.outputScan ?? this.config.catalog.output_scan;
     if (mode === 'off') return undefined;
     const maxChars = this.config.catalog.output_scan_max_chars;
-    return scanToolOutput(resultText(result, maxChars), maxChars).injectionSuspected ? mode : undefined;
+    const sentenceModel = this.config.catalog.review.sentence_model;
+    return scanToolOutput(resultText(result, maxChars), maxChars, { sentenceModel }).injectionSuspected
+      ? mode
+      : undefined;
   }
 
   private async callOnce(

@@ -26,9 +26,10 @@ export function checkSentenceModel(
   texts: { where: string; text: string }[],
   model: SentenceModel,
   findings: Findings,
+  { strongOnly = false }: { strongOnly?: boolean } = {},
 ): void {
   const worst = model.mostSuspicious(texts);
-  if (!worst || worst.logit < model.flag) return;
+  if (!worst || worst.logit < (strongOnly ? model.strong : model.flag)) return;
   const strong = worst.logit >= model.strong;
   findings.add(
     'poisoning',
