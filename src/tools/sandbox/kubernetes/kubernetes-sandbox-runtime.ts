@@ -1,0 +1,204 @@
+import { Logger } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { AppConfig } from '../../../config/app-config';
+import { SandboxRunOutcome, SandboxRunRequest } from '../sandbox-limits';
+import { SandboxRuntime } from '../sandbox-runtime';
+import { describeApiError, ReadySandbox, SandboxClaims } from './sandbox-claims';
+import { execute, SandboxAddress } from './sandbox-server-client';
+
+/** Beyond the run's own deadline, how long the controller waits before it reaps a claim Toolgate left behind. */
+const SHUTDOWN_MARGIN = 60_000;
+/** How long releasing a claim may hold up the call's answer; the controller reaps it later if this fails. */
+const RELEASE_WAIT = 5_000;
+
+/** Why a run stopped before the sandbox answered. */
+class Stopped extends Error {
+  constructor(readonly reason: 'wall_time' | 'aborted' | 'ready_timeout') {
+    super(reason);
+  }
+}
+
+/**
+ * Runs each call in a sandbox of kubernetes-sigs/agent-sandbox: a SandboxClaim on the template's warm pool,
+ * watched until Ready, then the entrypoint run by the sandbox server in the pod (POST /execute), and the claim
+ * deleted whatever happened. The claim carries a shutdownTime, so the controller deletes one that a crash
+ * left behind. Start-up checks that the API answers and that this identity may do all of that; otherwise
+ * every run is refused with that one-line reason.
+ */
+export class KubernetesSandboxRuntime extends SandboxRuntime {
+  private readonly logger = new Logger('KubernetesSandboxRuntime');
+  private unavailable: string | undefined = 'the Kubernetes check has not run yet';
+  private claims: SandboxClaims | undefined;
+  /** Catalog template -> warm pool, for templates configured by SandboxTemplate name (looked up once found). */
+  private readonly pools = new Map<string, string>();
+
+  constructor(private readonly config: AppConfig) {
+    super();
+  }
+
+  async start(): Promise<void> {
+    this.unavailable = await this.check();
+    if (this.unavailable) this.logger.error(`Sandbox tools are refused: ${this.unavailable}`);
+    else this.logger.log(`Sandbox tools run in agent-sandbox SandboxClaims in namespace ${this.claims!.namespace}`);
+  }
+
+  unavailableReason(): string | undefined {
+    return this.unavailable;
+  }
+
+  knowsTemplate(template: string): boolean {
+    return this.templateKey(template) !== undefined;
+  }
+
+  async run(request: SandboxRunRequest): Promise<SandboxRunOutcome> {
+    // A call cancelled while it waited for a slot claims nothing.
+    if (request.signal.aborted) return { ended: 'stopped', reason: 'aborted', stderr: '' };
+    const claims = this.claims!;
+    const { limits, kubernetes } = this.config.sandbox;
+    const template = this.templateKey(request.template)!;
+    const warmPool = await this.warmPoolOf(template);
+    const started = Date.now();
+    const name = `toolgate-${randomBytes(6).toString('hex')}`;
+    const deadline = new AbortController();
+    const stop = (reason: Stopped['reason']) => deadline.abort(new Stopped(reason));
+    const wallTimer = setTimeout(() => stop('wall_time'), limits.wall_time);
+    const onAbort = () => stop('aborted');
+    request.signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      await claims.create({
+        name,
+        warmPool,
+        shutdownTime: new Date(started + limits.wall_time + SHUTDOWN_MARGIN),
+        labels: { 'app.kubernetes.io/managed-by': 'toolgate', 'toolgate.dev/template': template },
+      });
+      const readyTimer = setTimeout(() => stop('ready_timeout'), kubernetes.ready_timeout);
+      let sandbox: ReadySandbox;
+      try {
+        sandbox = await claims.waitUntilReady(name, deadline.signal);
+      } finally {
+        clearTimeout(readyTimer);
+      }
+      const remaining = limits.wall_time - (Date.now() - started);
+      return await execute(
+        this.addressOf(sandbox),
+        {
+          entrypoint: request.command,
+          stdin: request.stdin,
+          env: request.env,
+          timeout_seconds: Math.max(1, Math.floor(remaining / 1000)),
+          max_output_bytes: limits.max_output_bytes,
+        },
+        deadline.signal,
+      );
+    } catch (error) {
+      const reason = deadline.signal.aborted ? (deadline.signal.reason as Stopped).reason : undefined;
+      if (reason === 'wall_time' || reason === 'aborted') return { ended: 'stopped', reason, stderr: '' };
+      if (reason === 'ready_timeout')
+        throw new Error(
+          `no sandbox of warm pool '${warmPool}' became ready within ${kubernetes.ready_timeout} ms (sandbox.kubernetes.ready_timeout); its claim was released`,
+          { cause: error },
+        );
+      throw new Error(`the sandbox run failed: ${describeApiError(error)}`, { cause: error });
+    } finally {
+      clearTimeout(wallTimer);
+      request.signal.removeEventListener('abort', onAbort);
+      await this.release(name);
+    }
+  }
+
+  /** Start-up: the kubeconfig loads, the API answers, RBAC allows every verb used, each template has a pool. */
+  private async check(): Promise<string | undefined> {
+    const { kubernetes } = this.config.sandbox;
+    try {
+      this.claims = SandboxClaims.fromConfig(kubernetes);
+    } catch (error) {
+      return `the kubeconfig cannot be loaded (${(error as Error).message})`;
+    }
+    const namespace = this.claims.namespace;
+    try {
+      const missing = await this.claims.missingAccess();
+      if (missing.length)
+        return `the service account may not ${missing.join(', ')} in namespace ${namespace}; grant them with a Role (the Helm chart's sandbox.kubernetes.rbac)`;
+      const pools = await this.claims.warmPools();
+      for (const [template, target] of Object.entries(kubernetes.templates)) {
+        if (target.warm_pool) {
+          if (!pools.has(target.warm_pool))
+            this.logger.warn(
+              `Sandbox template '${template}': no SandboxWarmPool '${target.warm_pool}' in namespace ${namespace} yet`,
+            );
+          this.pools.set(template, target.warm_pool);
+          continue;
+        }
+        const pool = [...pools].find(([, sandboxTemplate]) => sandboxTemplate === target.sandbox_template)?.[0];
+        if (pool) this.pools.set(template, pool);
+        else
+          this.logger.warn(
+            `Sandbox template '${template}': no SandboxWarmPool in namespace ${namespace} refers to SandboxTemplate '${target.sandbox_template}' yet`,
+          );
+      }
+    } catch (error) {
+      return `the Kubernetes API cannot be used (${describeApiError(error)}); is the agent-sandbox controller installed with its CRDs?`;
+    }
+    return undefined;
+  }
+
+  /** The configured template a run names; a run that names none gets `default_template`. */
+  private templateKey(template: string): string | undefined {
+    const { templates, default_template } = this.config.sandbox.kubernetes;
+    const key = template === '' ? default_template : template;
+    return key !== undefined && Object.hasOwn(templates, key) ? key : undefined;
+  }
+
+  /** A pool created after start-up is found on the first run that needs it. */
+  private async warmPoolOf(template: string): Promise<string> {
+    const known = this.pools.get(template);
+    if (known) return known;
+    const wanted = this.config.sandbox.kubernetes.templates[template].sandbox_template;
+    const pools = await this.claims!.warmPools().catch((error: unknown) => {
+      throw new Error(`the warm pools cannot be listed: ${describeApiError(error)}`);
+    });
+    const pool = [...pools].find(([, sandboxTemplate]) => sandboxTemplate === wanted)?.[0];
+    if (!pool)
+      throw new Error(
+        `no SandboxWarmPool in namespace ${this.claims!.namespace} refers to SandboxTemplate '${wanted}'`,
+      );
+    this.pools.set(template, pool);
+    return pool;
+  }
+
+  private addressOf(sandbox: ReadySandbox): SandboxAddress {
+    const { port, router_url } = this.config.sandbox.kubernetes;
+    if (router_url)
+      return {
+        url: new URL('/execute', router_url).toString(),
+        headers: {
+          'x-sandbox-id': sandbox.name,
+          'x-sandbox-namespace': this.claims!.namespace,
+          'x-sandbox-port': String(port),
+          ...(sandbox.podIP ? { 'x-sandbox-pod-ip': sandbox.podIP } : {}),
+        },
+      };
+    if (!sandbox.podIP) throw new Error(`the sandbox ${sandbox.name} is ready but has no pod IP`);
+    const host = sandbox.podIP.includes(':') ? `[${sandbox.podIP}]` : sandbox.podIP;
+    return { url: `http://${host}:${port}/execute`, headers: {} };
+  }
+
+  /** Deletes the claim; a failure is logged, not the call's: the claim's shutdownTime reaps it. */
+  private async release(name: string): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        this.claims!.delete(name),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`no answer within ${RELEASE_WAIT} ms`)), RELEASE_WAIT);
+        }),
+      ]);
+    } catch (error) {
+      this.logger.warn(
+        `SandboxClaim ${name} could not be deleted (${describeApiError(error)}); the controller deletes it at its shutdownTime`,
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,232 @@
+import { createServer } from 'node:net';
+import { rmSync } from 'node:fs';
+import { bearer, startApp, TestApp } from './support/app';
+import { approvedTool, memberKey } from './support/catalog';
+import { FakeKubernetes } from './support/fake-kubernetes';
+import { sandboxTemplateDir } from './support/sandbox-templates';
+import { startSandboxServer } from './support/sandbox-server';
+import { waitFor } from './support/wait';
+
+const NAMESPACE = 'toolgate-sandboxes';
+const TOKEN = 'fake-service-account-token';
+const SERVICE_SECRET = 'service-env-secret-that-no-sandbox-may-see';
+
+/** Sandbox tools on `sandbox.runtime: kubernetes`, against a fake API server and controller (no real cluster). */
+describe('sandbox tools on Kubernetes agent-sandbox', () => {
+  const templates = sandboxTemplateDir();
+  const script = (name: string) => `/usr/bin/python3 ${templates}/${name}`;
+  const sandboxTool = (entrypoint: string, extra: Record<string, unknown> = {}) => ({
+    source: { type: 'sandbox', template: 'python', entrypoint, ...extra },
+    schema: { type: 'object' },
+  });
+  const kubernetesConfig = (kube: FakeKubernetes, port: number) => ({
+    builtins: { file_search: { enabled: false }, code_interpreter: { enabled: true } },
+    sandbox: {
+      runtime: 'kubernetes' as const,
+      limits: { wall_time: '3s', max_output_bytes: 65_536 },
+      kubernetes: {
+        kubeconfig: kube.kubeconfig(),
+        port,
+        ready_timeout: '1s',
+        templates: { python: { sandbox_template: 'python-runtime' } },
+        default_template: 'python',
+      },
+    },
+  });
+
+  describe('with access granted', () => {
+    let t: TestApp;
+    let kube: FakeKubernetes;
+    let server: Awaited<ReturnType<typeof startSandboxServer>>;
+    const call = (name: string, args: unknown = {}, key = t.adminKey) =>
+      t.http.post('/v1/tool_calls').set(bearer(key)).send({ name, arguments: args });
+
+    beforeAll(async () => {
+      process.env.TOOLGATE_TEST_SERVICE_SECRET = SERVICE_SECRET;
+      kube = new FakeKubernetes({ namespace: NAMESPACE, token: TOKEN, warmPools: { 'python-pool': 'python-runtime' } });
+      await kube.start();
+      server = await startSandboxServer();
+      t = await startApp('postgres', { config: kubernetesConfig(kube, server.port) });
+      await approvedTool(t, 'kb-echo', sandboxTool(script('echo.py')));
+      await approvedTool(t, 'kb-fail', sandboxTool(script('fail.py')));
+      await approvedTool(t, 'kb-sleep', sandboxTool(script('sleep.py')));
+      await approvedTool(t, 'kb-cred', sandboxTool(script('echo.py'), { credential_key: 'github.token' }));
+    }, 60_000);
+
+    afterEach(() => {
+      kube.behaviour = { ready: 'after', ms: 20 };
+      kube.podIPsOnClaim = true;
+    });
+
+    afterAll(async () => {
+      delete process.env.TOOLGATE_TEST_SERVICE_SECRET;
+      await t?.close();
+      await kube?.close();
+      server?.stop();
+      rmSync(templates, { recursive: true, force: true });
+    });
+
+    it('claims a sandbox of the template warm pool, runs the entrypoint with the arguments on stdin, and releases the claim', async () => {
+      const before = Date.now();
+      const res = await call('kb-echo', { city: 'Lyon', days: [1, 2] }).expect(200);
+      expect(res.body.status).toBe('completed');
+      expect(res.body.output.args).toEqual({ city: 'Lyon', days: [1, 2] });
+
+      const claim = kube.created.at(-1)!;
+      expect(claim).toMatchObject({
+        apiVersion: 'extensions.agents.x-k8s.io/v1beta1',
+        kind: 'SandboxClaim',
+        metadata: { namespace: NAMESPACE, labels: { 'app.kubernetes.io/managed-by': 'toolgate' } },
+        spec: { warmPoolRef: { name: 'python-pool' }, lifecycle: { shutdownPolicy: 'Delete' } },
+      });
+      // The controller reaps a claim left behind after the run's wall time (3s) and a margin, not before.
+      const shutdownTime = (claim.spec!.lifecycle as { shutdownTime: string }).shutdownTime;
+      expect(shutdownTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+      expect(Date.parse(shutdownTime)).toBeGreaterThan(before + 3000);
+      expect(kube.deleted).toContain(claim.metadata.name);
+      expect(kube.claims.size).toBe(0);
+    });
+
+    it('answers plain stdout as text through code_interpreter, on the default template', async () => {
+      const res = await call('code_interpreter', { code: 'print(6 * 7)' }).expect(200);
+      expect(res.body.output).toEqual({ outputs: [{ type: 'logs', logs: '42\n' }] });
+      expect(kube.created.at(-1)!.spec).toMatchObject({ warmPoolRef: { name: 'python-pool' } });
+      expect(kube.claims.size).toBe(0);
+    });
+
+    it('fails the call with the last stderr line when the entrypoint exits non-zero, and releases the claim', async () => {
+      const res = await call('kb-fail').expect(200);
+      expect(res.body.status).toBe('failed');
+      expect(res.body.error.message).toBe(
+        "Tool 'kb-fail' exited with code 1: ValueError: the input was not what this tool expects",
+      );
+      expect(kube.deleted).toContain(kube.created.at(-1)!.metadata.name);
+      expect(kube.claims.size).toBe(0);
+    });
+
+    it('stops a run over its wall time and releases the claim', async () => {
+      const res = await call('kb-sleep').expect(200);
+      expect(res.body.status).toBe('failed');
+      expect(res.body.error.code).toBe('sandbox_timeout');
+      expect(kube.deleted).toContain(kube.created.at(-1)!.metadata.name);
+      expect(kube.claims.size).toBe(0);
+    });
+
+    it('releases the claim of a call cancelled by its timeout while the entrypoint runs', async () => {
+      const res = await t.http
+        .post('/v1/tool_calls')
+        .set(bearer(t.adminKey))
+        .send({ name: 'kb-sleep', arguments: {}, timeout_ms: 500 })
+        .expect(200);
+      expect(res.body.error.code).toBe('timeout');
+      const claim = kube.created.at(-1)!.metadata.name;
+      // The answer does not wait for the cancelled run: its claim is deleted right after.
+      await waitFor(() => kube.deleted.includes(claim), 5000, `the deletion of ${claim}`);
+      expect(kube.claims.size).toBe(0);
+    });
+
+    it('fails a call whose claim never becomes Ready within ready_timeout, and deletes that claim', async () => {
+      kube.behaviour = { ready: 'never' };
+      const res = await call('kb-echo').expect(200);
+      expect(res.body.status).toBe('failed');
+      expect(res.body.error.message).toBe(
+        "Tool 'kb-echo' failed: no sandbox of warm pool 'python-pool' became ready within 1000 ms (sandbox.kubernetes.ready_timeout); its claim was released",
+      );
+      expect(kube.deleted).toContain(kube.created.at(-1)!.metadata.name);
+      expect(kube.claims.size).toBe(0);
+    });
+
+    it('fails at once on a terminal Ready=False reason, naming it', async () => {
+      kube.behaviour = {
+        ready: 'failed',
+        reason: 'InvalidConfiguration',
+        message: 'template python-runtime has no image',
+      };
+      const res = await call('kb-echo').expect(200);
+      expect(res.body.status).toBe('failed');
+      expect(res.body.error.message).toContain('InvalidConfiguration (template python-runtime has no image)');
+      expect(kube.claims.size).toBe(0);
+    });
+
+    it('reads the pod IP from the Sandbox when the claim carries only its name', async () => {
+      kube.podIPsOnClaim = false;
+      const res = await call('kb-echo', { n: 1 }).expect(200);
+      expect(res.body.output.args).toEqual({ n: 1 });
+      expect(kube.claims.size).toBe(0);
+    });
+
+    it('hands the tenant credential to the sandbox only as the declared variable, never in the claim', async () => {
+      const key = await memberKey(t, 'acme');
+      await t.http
+        .put('/v1/tenants/acme/credentials/github.token')
+        .set(bearer(t.adminKey))
+        .send({ value: 'ghp_acmeOwnToken' })
+        .expect(200);
+      const res = await call('kb-cred', {}, key).expect(200);
+      const env = res.body.output.env as Record<string, string>;
+      expect(env.GITHUB_TOKEN).toBe('ghp_acmeOwnToken');
+      expect(Object.keys(env).sort()).toEqual(
+        ['GITHUB_TOKEN', 'HOME', 'LANG', 'PATH', 'TMPDIR'].filter((n) => n in env),
+      );
+      expect(JSON.stringify(env)).not.toContain(SERVICE_SECRET);
+      expect(JSON.stringify(kube.created.at(-1))).not.toContain('ghp_acmeOwnToken');
+
+      const without = await call('kb-echo', {}, key).expect(200);
+      expect(without.body.output.env.GITHUB_TOKEN).toBeUndefined();
+    });
+  });
+
+  describe('refused at start-up', () => {
+    const refusal = async (config: Record<string, unknown>) => {
+      const t = await startApp('postgres', { config });
+      try {
+        await approvedTool(t, 'kb-any', sandboxTool('/bin/true'));
+        const res = await t.http
+          .post('/v1/tool_calls')
+          .set(bearer(t.adminKey))
+          .send({ name: 'kb-any', arguments: {} })
+          .expect(200);
+        expect(res.body.status).toBe('failed');
+        expect(res.body.error.code).toBe('not_executable');
+        return res.body.error.message as string;
+      } finally {
+        await t.close();
+      }
+    };
+
+    it('refuses sandbox tools, saying why, when RBAC does not grant the verbs (403)', async () => {
+      const kube = new FakeKubernetes({
+        namespace: NAMESPACE,
+        token: TOKEN,
+        warmPools: { 'python-pool': 'python-runtime' },
+        denied: ['create sandboxclaims', 'delete sandboxclaims'],
+      });
+      await kube.start();
+      try {
+        const message = await refusal(kubernetesConfig(kube, 1));
+        expect(message).toBe(
+          `Tool 'kb-any' cannot run: the service account may not create sandboxclaims.extensions.agents.x-k8s.io, delete sandboxclaims.extensions.agents.x-k8s.io in namespace ${NAMESPACE}; grant them with a Role (the Helm chart's sandbox.kubernetes.rbac)`,
+        );
+        expect(kube.created).toHaveLength(0);
+      } finally {
+        await kube.close();
+      }
+    });
+
+    it('refuses sandbox tools, saying why, when the API server cannot be reached', async () => {
+      const kube = new FakeKubernetes({ namespace: NAMESPACE, token: TOKEN, warmPools: {} });
+      await kube.start();
+      const config = kubernetesConfig(kube, 1);
+      await kube.close();
+      // Nothing listens at the fake's port any more: a closed port on loopback.
+      await new Promise<void>((done) => {
+        const probe = createServer();
+        probe.listen(0, '127.0.0.1', () => probe.close(() => done()));
+      });
+      const message = await refusal(config);
+      expect(message).toMatch(
+        /^Tool 'kb-any' cannot run: the Kubernetes API cannot be used \(.+\); is the agent-sandbox controller installed with its CRDs\?$/,
+      );
+    });
+  });
+});
