@@ -205,7 +205,7 @@ describe('sandbox tools on Kubernetes agent-sandbox', () => {
       try {
         const message = await refusal(kubernetesConfig(kube, 1));
         expect(message).toBe(
-          `Tool 'kb-any' cannot run: the service account may not create sandboxclaims.extensions.agents.x-k8s.io, delete sandboxclaims.extensions.agents.x-k8s.io in namespace ${NAMESPACE}; grant them with a Role (the Helm chart's sandbox.kubernetes.rbac)`,
+          `Tool 'kb-any' cannot run: the service account may not create sandboxclaims.extensions.agents.x-k8s.io, delete sandboxclaims.extensions.agents.x-k8s.io in namespace ${NAMESPACE}; bind it a Role that grants them (the Helm chart does with sandboxRbac.create)`,
         );
         expect(kube.created).toHaveLength(0);
       } finally {

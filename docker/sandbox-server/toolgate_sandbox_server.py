@@ -139,7 +139,10 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         if self.path != "/execute":
             return self.answer(404, {"error": "not found"})
-        length = int(self.headers.get("content-length") or 0)
+        length = self.headers.get("content-length", "0")
+        if not length.isdigit():
+            return self.answer(400, {"error": "a content-length is required"})
+        length = int(length)
         if length > MAX_BODY:
             return self.answer(413, {"error": "the body is larger than %d bytes" % MAX_BODY})
         try:

@@ -118,7 +118,7 @@ export class KubernetesSandboxRuntime extends SandboxRuntime {
     try {
       const missing = await this.claims.missingAccess();
       if (missing.length)
-        return `the service account may not ${missing.join(', ')} in namespace ${namespace}; grant them with a Role (the Helm chart's sandbox.kubernetes.rbac)`;
+        return `the service account may not ${missing.join(', ')} in namespace ${namespace}; bind it a Role that grants them (the Helm chart does with sandboxRbac.create)`;
       const pools = await this.claims.warmPools();
       for (const [template, target] of Object.entries(kubernetes.templates)) {
         if (target.warm_pool) {
