@@ -50,6 +50,7 @@ describe('sandbox tools on Kubernetes agent-sandbox', () => {
       await approvedTool(t, 'kb-echo', sandboxTool(script('echo.py')));
       await approvedTool(t, 'kb-fail', sandboxTool(script('fail.py')));
       await approvedTool(t, 'kb-sleep', sandboxTool(script('sleep.py')));
+      await approvedTool(t, 'kb-flood', sandboxTool('/usr/bin/head -c 1073741824 /dev/zero'));
       await approvedTool(t, 'kb-cred', sandboxTool(script('echo.py'), { credential_key: 'github.token' }));
     }, 60_000);
 
@@ -108,6 +109,14 @@ describe('sandbox tools on Kubernetes agent-sandbox', () => {
       const res = await call('kb-sleep').expect(200);
       expect(res.body.status).toBe('failed');
       expect(res.body.error.code).toBe('sandbox_timeout');
+      expect(kube.deleted).toContain(kube.created.at(-1)!.metadata.name);
+      expect(kube.claims.size).toBe(0);
+    });
+
+    it('stops a run writing more than max_output_bytes and releases the claim', async () => {
+      const res = await call('kb-flood').expect(200);
+      expect(res.body.status).toBe('failed');
+      expect(res.body.error.code).toBe('sandbox_output_too_large');
       expect(kube.deleted).toContain(kube.created.at(-1)!.metadata.name);
       expect(kube.claims.size).toBe(0);
     });

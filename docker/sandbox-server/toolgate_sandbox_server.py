@@ -129,7 +129,10 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("content-type", "application/json")
         self.send_header("content-length", str(len(body)))
         self.end_headers()
-        self.wfile.write(body)
+        try:
+            self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # Toolgate stopped waiting (the call was cancelled); its claim, and this pod, go away
 
     def do_GET(self):
         if self.path == "/health":

@@ -1,0 +1,69 @@
+import { createServer, Server, ServerResponse } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { execute, ExecuteRequest } from './sandbox-server-client';
+
+/** The pod's answer is untrusted: these servers answer what a broken or hostile sandbox could. */
+describe('the sandbox server client', () => {
+  let server: Server;
+  let answer: (res: ServerResponse) => void;
+  let url: string;
+  const request: ExecuteRequest = {
+    entrypoint: ['/bin/true'],
+    stdin: '{}',
+    env: {},
+    timeout_seconds: 5,
+    max_output_bytes: 1024,
+  };
+  const run = () => execute({ url, headers: {} }, request, new AbortController().signal);
+  const json = (status: number, value: unknown) => (res: ServerResponse) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(value));
+  };
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => answer(res));
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/execute`;
+  });
+  afterAll(() => new Promise<void>((done) => server.close(() => done())));
+
+  it('reads an exit back as the run outcome', async () => {
+    answer = json(200, { status: 'error', stdout: '{"a":1}', stderr: 'x\nlast line', exit_code: 3 });
+    const outcome = await run();
+    expect(outcome).toEqual({ ended: 'exited', exitCode: 3, stdout: Buffer.from('{"a":1}'), stderr: 'x\nlast line' });
+  });
+
+  it('stops reading an endless answer past the bound, as output over the limit', async () => {
+    let written = 0;
+    answer = (res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(65_536, 'a');
+      const more = () => {
+        while (written < 64 * 1024 * 1024 && res.write(chunk)) written += chunk.length;
+        if (written < 64 * 1024 * 1024) res.once('drain', more);
+      };
+      res.on('close', () => (written = Infinity));
+      more();
+    };
+    expect(await run()).toMatchObject({ ended: 'stopped', reason: 'output_size' });
+  });
+
+  it('treats stdout over max_output_bytes as output over the limit, whatever the server says', async () => {
+    answer = json(200, { stdout: 'x'.repeat(2048), stderr: '', exit_code: 0 });
+    expect(await run()).toMatchObject({ ended: 'stopped', reason: 'output_size' });
+  });
+
+  it('fails the run on an answer that is not the expected JSON, or a 429', async () => {
+    answer = (res) => res.end('<html>bad gateway</html>');
+    await expect(run()).rejects.toThrow('the sandbox server answered HTTP 200 without the expected JSON');
+    answer = json(500, { error: 'disk full' });
+    await expect(run()).rejects.toThrow('the sandbox server answered HTTP 500: disk full');
+    answer = json(200, { stdout: '', stderr: '' });
+    await expect(run()).rejects.toThrow('without an exit_code');
+    answer = json(429, { error: 'busy' });
+    await expect(run()).rejects.toThrow('the sandbox is at capacity (HTTP 429)');
+  });
+});
