@@ -261,6 +261,11 @@ export const configSchema = z
              */
             first_uid: integer().pipe(z.number().min(1000).max(4_294_000_000)).default(200_000),
             gid: integer().pipe(z.number().min(1).max(4_294_967_294)).default(65_534),
+            /**
+             * Host directory under which each sandbox gets its private work and files directories (the system's
+             * temporary directory when unset); a filesystem of its own with a quota bounds what sandboxes can write.
+             */
+            work_root: optionalText(),
             /** Template name -> host directory, mounted read-only at /template (the tool's code and files). */
             templates: z.record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,255}$/), text()).default({}),
           })

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ChildProcess, spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { AppConfig } from '../../../config/app-config';
 import { SandboxRunOutcome, SandboxRunRequest } from '../sandbox-limits';
 import { SandboxRuntime, SandboxSession } from '../sandbox-runtime';
@@ -73,6 +74,7 @@ export class LocalSandboxRuntime extends SandboxRuntime {
 
   openSession(): SandboxSession {
     return new LocalSandboxSession({
+      workRoot: this.config.sandbox.local.work_root || tmpdir(),
       ownerOf: (slot) => this.runAs(slot),
       spawn: (dirs, request, signal) => this.spawnRun(this.plan(dirs, request), request.slot, request.stdin, signal),
     });

@@ -1,5 +1,4 @@
 import { chown, mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SandboxRunOutcome, SandboxRunRequest } from '../sandbox-limits';
 import type { SandboxSession } from '../sandbox-runtime';
@@ -14,6 +13,8 @@ export interface SessionDirs {
 
 /** What a local session needs of its runtime. */
 export interface SessionHost {
+  /** Where session directories are made. */
+  workRoot: string;
   /** The user a slot's runs have (undefined: the service's own). */
   ownerOf(slot: number): Owner;
   /** Runs one request under bubblewrap in these directories. */
@@ -75,7 +76,7 @@ export class LocalSandboxSession implements SandboxSession {
   /** The session's directories, made at the first run and owned by the user of the run about to start. */
   private async directoriesFor(owner: Owner): Promise<SessionDirs> {
     if (!this.dirs) {
-      const root = await mkdtemp(join(tmpdir(), 'toolgate-sandbox-'));
+      const root = await mkdtemp(join(this.host.workRoot, 'toolgate-sandbox-'));
       const dirs = { root, work: join(root, 'work'), data: join(root, 'data') };
       this.dirs = dirs;
       await mkdir(dirs.work, { mode: 0o700 });
