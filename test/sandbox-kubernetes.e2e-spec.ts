@@ -1,10 +1,12 @@
+import OpenAI, { toFile } from 'openai';
 import { createServer } from 'node:net';
 import { rmSync } from 'node:fs';
+import { FakeChatServer } from '../bench/support/fake-chat-server';
 import { bearer, startApp, TestApp } from './support/app';
 import { approvedTool, memberKey } from './support/catalog';
 import { FakeKubernetes } from './support/fake-kubernetes';
 import { sandboxTemplateDir } from './support/sandbox-templates';
-import { startSandboxServer } from './support/sandbox-server';
+import { freePort, startSandboxPod } from './support/sandbox-server';
 import { waitFor } from './support/wait';
 
 const NAMESPACE = 'toolgate-sandboxes';
@@ -20,7 +22,7 @@ describe('sandbox tools on Kubernetes agent-sandbox', () => {
     schema: { type: 'object' },
   });
   const kubernetesConfig = (kube: FakeKubernetes, port: number) => ({
-    builtins: { file_search: { enabled: false }, code_interpreter: { enabled: true } },
+    builtins: { file_search: { enabled: true }, code_interpreter: { enabled: true } },
     sandbox: {
       runtime: 'kubernetes' as const,
       limits: { wall_time: '3s', max_output_bytes: 65_536 },
@@ -37,16 +39,24 @@ describe('sandbox tools on Kubernetes agent-sandbox', () => {
   describe('with access granted', () => {
     let t: TestApp;
     let kube: FakeKubernetes;
-    let server: Awaited<ReturnType<typeof startSandboxServer>>;
+    let upstream: FakeChatServer;
     const call = (name: string, args: unknown = {}, key = t.adminKey) =>
       t.http.post('/v1/tool_calls').set(bearer(key)).send({ name, arguments: args });
 
     beforeAll(async () => {
       process.env.TOOLGATE_TEST_SERVICE_SECRET = SERVICE_SECRET;
-      kube = new FakeKubernetes({ namespace: NAMESPACE, token: TOKEN, warmPools: { 'python-pool': 'python-runtime' } });
+      const port = await freePort();
+      kube = new FakeKubernetes({
+        namespace: NAMESPACE,
+        token: TOKEN,
+        warmPools: { 'python-pool': 'python-runtime' },
+        startPod: (ip) => startSandboxPod(ip, port),
+      });
       await kube.start();
-      server = await startSandboxServer();
-      t = await startApp('postgres', { config: kubernetesConfig(kube, server.port) });
+      upstream = await FakeChatServer.start();
+      t = await startApp('postgres', {
+        config: { ...kubernetesConfig(kube, port), engine: { upstream: { url: upstream.url } } },
+      });
       await approvedTool(t, 'kb-echo', sandboxTool(script('echo.py')));
       await approvedTool(t, 'kb-fail', sandboxTool(script('fail.py')));
       await approvedTool(t, 'kb-sleep', sandboxTool(script('sleep.py')));
@@ -63,7 +73,7 @@ describe('sandbox tools on Kubernetes agent-sandbox', () => {
       delete process.env.TOOLGATE_TEST_SERVICE_SECRET;
       await t?.close();
       await kube?.close();
-      server?.stop();
+      await upstream?.close();
       rmSync(templates, { recursive: true, force: true });
     });
 
@@ -86,11 +96,12 @@ describe('sandbox tools on Kubernetes agent-sandbox', () => {
       expect(Date.parse(shutdownTime)).toBeGreaterThan(before + 3000);
       expect(kube.deleted).toContain(claim.metadata.name);
       expect(kube.claims.size).toBe(0);
+      expect(kube.pods.size).toBe(0);
     });
 
     it('answers plain stdout as text through code_interpreter, on the default template', async () => {
       const res = await call('code_interpreter', { code: 'print(6 * 7)' }).expect(200);
-      expect(res.body.output).toEqual({ outputs: [{ type: 'logs', logs: '42\n' }] });
+      expect(res.body.output).toEqual({ outputs: [{ type: 'logs', logs: '42\n' }], files: [] });
       expect(kube.created.at(-1)!.spec).toMatchObject({ warmPoolRef: { name: 'python-pool' } });
       expect(kube.claims.size).toBe(0);
     });
@@ -162,6 +173,56 @@ describe('sandbox tools on Kubernetes agent-sandbox', () => {
       const res = await call('kb-echo', { n: 1 }).expect(200);
       expect(res.body.output.args).toEqual({ n: 1 });
       expect(kube.claims.size).toBe(0);
+    });
+
+    it('keeps one claim for the code_interpreter calls of a /v1/responses run, with its files, and releases it at the end', async () => {
+      const key = await memberKey(t, 'files-tenant');
+      const client = new OpenAI({ baseURL: `${t.baseUrl}/v1`, apiKey: key, maxRetries: 0 });
+      const csv = await client.files.create({
+        file: await toFile(Buffer.from('item,amount\napples,3\npears,4\n'), 'sales.csv'),
+        purpose: 'assistants',
+      });
+      const first = [
+        'import csv',
+        'total = sum(int(row["amount"]) for row in csv.DictReader(open("/mnt/data/sales.csv")))',
+        'open("/mnt/data/total.txt", "w").write(f"total={total}")',
+        'print(total)',
+      ].join('\n');
+      // The second call reads what the first wrote: the same sandbox.
+      const second = 'print(open("/mnt/data/total.txt").read())';
+      upstream.reset();
+      upstream.script(
+        ...[first, second].map((code) => ({
+          toolCalls: [{ name: 'code_interpreter', arguments: JSON.stringify({ code }) }],
+        })),
+        { text: 'The total is in total.txt.' },
+      );
+      const claimsBefore = kube.created.length;
+
+      const response = await client.responses.create({
+        model: 'any',
+        input: 'Sum the amounts',
+        tools: [{ type: 'code_interpreter', container: { type: 'auto', file_ids: [csv.id] } }],
+      });
+
+      expect(response.status).toBe('completed');
+      expect(response.output[0]).toMatchObject({ outputs: [{ type: 'logs', logs: '7\n' }] });
+      expect(response.output[1]).toMatchObject({ outputs: [{ type: 'logs', logs: 'total=7\n' }] });
+      // One claim for the response; its shutdownTime moved on before the second run; deleted at the end.
+      expect(kube.created.length).toBe(claimsBefore + 1);
+      const claim = kube.created.at(-1)!.metadata.name;
+      const moved = kube.patches.filter((patch) => patch.name === claim);
+      expect(moved).toHaveLength(1);
+      expect(moved[0].patch).toEqual({ spec: { lifecycle: { shutdownTime: expect.stringMatching(/Z$/) } } });
+      expect(kube.deleted).toContain(claim);
+      expect(kube.pods.size).toBe(0);
+
+      // The file the code wrote came back as the caller's file.
+      const text = JSON.stringify(response.output);
+      const fileId = /"file_id":"(file-[^"]+)"/.exec(text)?.[1];
+      expect(fileId).toBeDefined();
+      const content = await t.http.get(`/v1/files/${fileId}/content`).set(bearer(key)).expect(200);
+      expect(Buffer.from(content.body as Buffer).toString() || content.text).toBe('total=7');
     });
 
     it('hands the tenant credential to the sandbox only as the declared variable, never in the claim', async () => {

@@ -173,6 +173,11 @@ const kubernetesSandbox = z
     router_url: z.url({ protocol: /^https?$/ }).optional(),
     /** How long a claim may take to become Ready; within sandbox.limits.wall_time, which bounds the whole run. */
     ready_timeout: duration().pipe(z.number().min(100, 'expected at least 100ms')).default(10_000),
+    /**
+     * How long a claim outlives its last run's wall time before the controller deletes it itself: what a crashed
+     * replica left behind lives this long, and the sandbox a /v1/responses run shares lasts this long between calls.
+     */
+    idle_timeout: duration().pipe(z.number().min(10_000, 'expected at least 10s')).default(300_000),
     /** Each Kubernetes API request (create, delete, the start-up checks). */
     api_timeout: duration().pipe(z.number().min(100, 'expected at least 100ms')).default(10_000),
   })
@@ -316,6 +321,11 @@ export const configSchema = z
              */
             first_uid: integer().pipe(z.number().min(1000).max(4_294_000_000)).default(200_000),
             gid: integer().pipe(z.number().min(1).max(4_294_967_294)).default(65_534),
+            /**
+             * Host directory under which each sandbox gets its private work and files directories (the system's
+             * temporary directory when unset); a filesystem of its own with a quota bounds what sandboxes can write.
+             */
+            work_root: optionalText(),
             /** Template name -> host directory, mounted read-only at /template (the tool's code and files). */
             templates: z.record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,255}$/), text()).default({}),
           })

@@ -27,12 +27,15 @@ export interface FakeKubernetesOptions {
   warmPools: Record<string, string>;
   /** "verb resource" pairs this identity is not granted: access reviews say no, the requests get 403. */
   denied?: string[];
+  /** Starts the pod of a Ready sandbox at this IP; the answer stops it (the claim's deletion). */
+  startPod?: (ip: string) => Promise<() => void>;
 }
 
 /**
  * An in-process Kubernetes API server for the agent-sandbox calls Toolgate makes, on loopback, in the real
  * REST wire format (JSON objects, `Status` errors, NDJSON watch streams), with a fake controller that makes
- * each new SandboxClaim Ready with a sandbox whose pod IP is 127.0.0.1 (where the test runs the sandbox server).
+ * each new SandboxClaim Ready with a sandbox of its own: a pod started by `startPod` on a loopback address of its
+own (127.0.0.2, 127.0.0.3, ...), stopped when the claim is deleted.
  */
 export class FakeKubernetes {
   /** Every claim body as it was created, in order. */
@@ -41,6 +44,11 @@ export class FakeKubernetes {
   readonly deleted: string[] = [];
   /** Claims that exist now. */
   readonly claims = new Map<string, KubernetesObject>();
+  /** Merge patches received, by claim name, in order. */
+  readonly patches: { name: string; patch: KubernetesObject }[] = [];
+  /** The pods running now, by claim name. */
+  readonly pods = new Map<string, () => void>();
+  private nextPodIP = 2;
   /** What the controller does with the next claims. */
   behaviour: ClaimBehaviour = { ready: 'after', ms: 20 };
   /** Whether Ready claims carry their pod IPs (v1beta1) or only the sandbox's name (older controllers). */
@@ -82,6 +90,8 @@ export class FakeKubernetes {
   async close(): Promise<void> {
     for (const timer of this.timers) clearTimeout(timer);
     for (const { res } of this.watchers) res.end();
+    for (const stop of this.pods.values()) stop();
+    this.pods.clear();
     this.server.closeAllConnections();
     await new Promise<void>((done) => this.server.close(() => done()));
   }
@@ -90,7 +100,10 @@ export class FakeKubernetes {
     if (req.headers.authorization !== `Bearer ${this.options.token}`)
       return this.status(res, 401, 'Unauthorized', 'Unauthorized');
     const url = new URL(req.url!, 'http://fake');
-    const body = req.method === 'POST' ? (JSON.parse(await readBody(req)) as KubernetesObject) : undefined;
+    const body =
+      req.method === 'POST' || req.method === 'PATCH'
+        ? (JSON.parse(await readBody(req)) as KubernetesObject)
+        : undefined;
     if (req.method === 'POST' && url.pathname === ACCESS_REVIEWS) return this.accessReview(res, body!);
 
     const claims = `${EXTENSIONS}${this.options.namespace}/sandboxclaims`;
@@ -125,6 +138,15 @@ export class FakeKubernetes {
       return claim ? this.json(res, 200, claim) : this.notFound(res, name);
     }
     if (req.method === 'DELETE' && name) return this.deleteClaim(res, name);
+    if (req.method === 'PATCH' && name) {
+      if (req.headers['content-type'] !== 'application/merge-patch+json')
+        return this.status(res, 415, 'UnsupportedMediaType', `${req.headers['content-type']} is not supported here`);
+      const claim = this.claims.get(name);
+      if (!claim) return this.notFound(res, name);
+      this.patches.push({ name, patch: body! });
+      Object.assign(claim, mergePatch(claim, body!));
+      return this.json(res, 200, claim);
+    }
     return this.status(res, 405, 'MethodNotAllowed', `${req.method} is not supported here`);
   }
 
@@ -161,7 +183,7 @@ export class FakeKubernetes {
       apiVersion: 'agents.x-k8s.io/v1beta1',
       kind: 'Sandbox',
       metadata: { name, namespace: this.options.namespace },
-      status: { conditions: [{ type: 'Ready', status: 'True' }], podIPs: ['127.0.0.1'] },
+      status: { conditions: [{ type: 'Ready', status: 'True' }], podIPs: [(claim.status as { podIP?: string }).podIP] },
     });
   }
 
@@ -192,23 +214,34 @@ export class FakeKubernetes {
     const timer = setTimeout(
       () => {
         this.timers.delete(timer);
-        const claim = this.claims.get(name);
-        if (!claim) return;
-        const sandbox = `${name}-sbx`;
-        claim.status =
-          behaviour.ready === 'failed'
-            ? {
-                conditions: [{ type: 'Ready', status: 'False', reason: behaviour.reason, message: behaviour.message }],
-              }
-            : {
-                conditions: [{ type: 'Ready', status: 'True', reason: 'SandboxReady' }],
-                sandbox: this.podIPsOnClaim ? { name: sandbox, podIPs: ['127.0.0.1'] } : { Name: sandbox },
-              };
-        this.notify('MODIFIED', claim);
+        void this.makeReady(name, behaviour);
       },
       behaviour.ready === 'after' ? behaviour.ms : 10,
     );
     this.timers.add(timer);
+  }
+
+  private async makeReady(name: string, behaviour: ClaimBehaviour): Promise<void> {
+    if (!this.claims.has(name)) return;
+    const podIP = `127.0.${this.nextPodIP >> 8}.${this.nextPodIP & 255}`;
+    this.nextPodIP++;
+    if (behaviour.ready !== 'failed' && this.options.startPod) {
+      const stop = await this.options.startPod(podIP);
+      if (!this.claims.has(name)) return stop();
+      this.pods.set(name, stop);
+    }
+    const claim = this.claims.get(name)!;
+    const sandbox = `${name}-sbx`;
+    claim.status =
+      behaviour.ready === 'failed'
+        ? { conditions: [{ type: 'Ready', status: 'False', reason: behaviour.reason, message: behaviour.message }] }
+        : {
+            conditions: [{ type: 'Ready', status: 'True', reason: 'SandboxReady' }],
+            sandbox: this.podIPsOnClaim ? { name: sandbox, podIPs: [podIP] } : { Name: sandbox },
+            // Not a field of the claim: where this fake keeps the pod IP its Sandbox reports.
+            ...(this.podIPsOnClaim ? {} : { podIP }),
+          };
+    this.notify('MODIFIED', claim);
   }
 
   private watchClaim(res: ServerResponse, fieldSelector: string | null): void {
@@ -227,6 +260,8 @@ export class FakeKubernetes {
     if (!claim) return this.notFound(res, name);
     this.claims.delete(name);
     this.deleted.push(name);
+    this.pods.get(name)?.();
+    this.pods.delete(name);
     this.notify('DELETED', claim);
     this.json(res, 200, { kind: 'Status', apiVersion: 'v1', status: 'Success', details: { name } });
   }
@@ -254,6 +289,7 @@ function verbOf(method: string, path: string, claims: string): string {
   const named = path.startsWith(`${claims}/`) || path.includes('/sandboxes/');
   if (method === 'POST') return 'create';
   if (method === 'DELETE') return 'delete';
+  if (method === 'PATCH') return 'patch';
   return named ? 'get' : 'list';
 }
 
@@ -264,4 +300,16 @@ function readBody(req: IncomingMessage): Promise<string> {
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
+}
+
+/** JSON merge patch (RFC 7386), as the API server applies application/merge-patch+json. */
+function mergePatch(target: unknown, patch: unknown): unknown {
+  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return patch;
+  const result: Record<string, unknown> =
+    typeof target === 'object' && target !== null && !Array.isArray(target) ? { ...(target as object) } : {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete result[key];
+    else result[key] = mergePatch(result[key], value);
+  }
+  return result;
 }

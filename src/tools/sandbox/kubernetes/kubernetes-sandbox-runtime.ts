@@ -1,28 +1,16 @@
 import { Logger } from '@nestjs/common';
-import { randomBytes } from 'node:crypto';
 import { AppConfig } from '../../../config/app-config';
 import { SandboxRunOutcome, SandboxRunRequest } from '../sandbox-limits';
-import { SandboxRuntime } from '../sandbox-runtime';
+import { SandboxRuntime, SandboxSession } from '../sandbox-runtime';
+import { KubernetesSandboxSession } from './kubernetes-sandbox-session';
 import { describeApiError, ReadySandbox, SandboxClaims } from './sandbox-claims';
-import { execute, SandboxAddress } from './sandbox-server-client';
-
-/** Beyond the run's own deadline, how long the controller waits before it reaps a claim Toolgate left behind. */
-const SHUTDOWN_MARGIN = 60_000;
-/** How long releasing a claim may hold up the call's answer; the controller reaps it later if this fails. */
-const RELEASE_WAIT = 5_000;
-
-/** Why a run stopped before the sandbox answered. */
-class Stopped extends Error {
-  constructor(readonly reason: 'wall_time' | 'aborted' | 'ready_timeout') {
-    super(reason);
-  }
-}
+import { SandboxAddress } from './sandbox-server-client';
 
 /**
- * Runs each call in a sandbox of kubernetes-sigs/agent-sandbox: a SandboxClaim on the template's warm pool,
- * watched until Ready, then the entrypoint run by the sandbox server in the pod (POST /execute), and the claim
- * deleted whatever happened. The claim carries a shutdownTime, so the controller deletes one that a crash
- * left behind. Start-up checks that the API answers and that this identity may do all of that; otherwise
+ * Runs each call (or the calls of a session) in a sandbox of kubernetes-sigs/agent-sandbox: a SandboxClaim on
+ * the template's warm pool, watched until Ready, then the entrypoint run by the sandbox server in the pod
+ * (POST /execute), and the claim deleted whatever happened (see KubernetesSandboxSession). The claim carries a
+ * shutdownTime, so the controller deletes one that a crash left behind. Start-up checks that the API answers and that this identity may do all of that; otherwise
  * every run is refused with that one-line reason.
  */
 export class KubernetesSandboxRuntime extends SandboxRuntime {
@@ -50,60 +38,26 @@ export class KubernetesSandboxRuntime extends SandboxRuntime {
     return this.templateKey(template) !== undefined;
   }
 
+  /** A session of one run: the claim is deleted when the run ends. */
   async run(request: SandboxRunRequest): Promise<SandboxRunOutcome> {
-    // A call cancelled while it waited for a slot claims nothing.
-    if (request.signal.aborted) return { ended: 'stopped', reason: 'aborted', stderr: '' };
-    const claims = this.claims!;
-    const { limits, kubernetes } = this.config.sandbox;
-    const template = this.templateKey(request.template)!;
-    const warmPool = await this.warmPoolOf(template);
-    const started = Date.now();
-    const name = `toolgate-${randomBytes(6).toString('hex')}`;
-    const deadline = new AbortController();
-    const stop = (reason: Stopped['reason']) => deadline.abort(new Stopped(reason));
-    const wallTimer = setTimeout(() => stop('wall_time'), limits.wall_time);
-    const onAbort = () => stop('aborted');
-    request.signal.addEventListener('abort', onAbort, { once: true });
+    const session = this.openSession();
     try {
-      await claims.create({
-        name,
-        warmPool,
-        shutdownTime: new Date(started + limits.wall_time + SHUTDOWN_MARGIN),
-        labels: { 'app.kubernetes.io/managed-by': 'toolgate', 'toolgate.dev/template': template },
-      });
-      const readyTimer = setTimeout(() => stop('ready_timeout'), kubernetes.ready_timeout);
-      let sandbox: ReadySandbox;
-      try {
-        sandbox = await claims.waitUntilReady(name, deadline.signal);
-      } finally {
-        clearTimeout(readyTimer);
-      }
-      const remaining = limits.wall_time - (Date.now() - started);
-      return await execute(
-        this.addressOf(sandbox),
-        {
-          entrypoint: request.command,
-          stdin: request.stdin,
-          env: request.env,
-          timeout_seconds: Math.max(1, Math.floor(remaining / 1000)),
-          max_output_bytes: limits.max_output_bytes,
-        },
-        deadline.signal,
-      );
-    } catch (error) {
-      const reason = deadline.signal.aborted ? (deadline.signal.reason as Stopped).reason : undefined;
-      if (reason === 'wall_time' || reason === 'aborted') return { ended: 'stopped', reason, stderr: '' };
-      if (reason === 'ready_timeout')
-        throw new Error(
-          `no sandbox of warm pool '${warmPool}' became ready within ${kubernetes.ready_timeout} ms (sandbox.kubernetes.ready_timeout); its claim was released`,
-          { cause: error },
-        );
-      throw new Error(`the sandbox run failed: ${describeApiError(error)}`, { cause: error });
+      return await session.run(request);
     } finally {
-      clearTimeout(wallTimer);
-      request.signal.removeEventListener('abort', onAbort);
-      await this.release(name);
+      await session.release();
     }
+  }
+
+  openSession(): SandboxSession {
+    const { limits, kubernetes } = this.config.sandbox;
+    return new KubernetesSandboxSession({
+      claims: this.claims!,
+      limits,
+      readyTimeout: kubernetes.ready_timeout,
+      idleTimeout: kubernetes.idle_timeout,
+      warmPoolOf: (template) => this.warmPoolOf(this.templateKey(template)!),
+      addressOf: (sandbox) => this.addressOf(sandbox),
+    });
   }
 
   /** Start-up: the kubeconfig loads, the API answers, RBAC allows every verb used, each template has a pool. */
@@ -181,24 +135,5 @@ export class KubernetesSandboxRuntime extends SandboxRuntime {
     if (!sandbox.podIP) throw new Error(`the sandbox ${sandbox.name} is ready but has no pod IP`);
     const host = sandbox.podIP.includes(':') ? `[${sandbox.podIP}]` : sandbox.podIP;
     return { url: `http://${host}:${port}/execute`, headers: {} };
-  }
-
-  /** Deletes the claim; a failure is logged, not the call's: the claim's shutdownTime reaps it. */
-  private async release(name: string): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      await Promise.race([
-        this.claims!.delete(name),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`no answer within ${RELEASE_WAIT} ms`)), RELEASE_WAIT);
-        }),
-      ]);
-    } catch (error) {
-      this.logger.warn(
-        `SandboxClaim ${name} could not be deleted (${describeApiError(error)}); the controller deletes it at its shutdownTime`,
-      );
-    } finally {
-      clearTimeout(timer);
-    }
   }
 }

@@ -1,4 +1,12 @@
-import { ApiException, AuthorizationV1Api, CustomObjectsApi, KubeConfig, Watch } from '@kubernetes/client-node';
+import {
+  ApiException,
+  AuthorizationV1Api,
+  CustomObjectsApi,
+  KubeConfig,
+  PatchStrategy,
+  setHeaderOptions,
+  Watch,
+} from '@kubernetes/client-node';
 import type { Config } from '../../../config/config.schema';
 
 const EXTENSIONS = 'extensions.agents.x-k8s.io';
@@ -17,7 +25,11 @@ const TERMINAL_REASONS = new Set([
 
 /** What Toolgate does to agent-sandbox objects: the verbs its Role must grant, checked at start-up. */
 export const NEEDED_ACCESS: { group: string; resource: string; verb: string }[] = [
-  ...['create', 'get', 'watch', 'delete'].map((verb) => ({ group: EXTENSIONS, resource: 'sandboxclaims', verb })),
+  ...['create', 'get', 'watch', 'patch', 'delete'].map((verb) => ({
+    group: EXTENSIONS,
+    resource: 'sandboxclaims',
+    verb,
+  })),
   { group: EXTENSIONS, resource: 'sandboxwarmpools', verb: 'list' },
   { group: SANDBOXES, resource: 'sandboxes', verb: 'get' },
 ];
@@ -137,6 +149,32 @@ export class SandboxClaims {
         },
       }),
     );
+  }
+
+  /**
+   * Moves the claim's shutdownTime (a session's claim, before each of its runs). A claim the controller has
+   * deleted already answers "gone".
+   */
+  async extend(name: string, shutdownTime: Date): Promise<'extended' | 'gone'> {
+    try {
+      await this.bounded(
+        this.objects.patchNamespacedCustomObject(
+          {
+            group: EXTENSIONS,
+            version: VERSION,
+            namespace: this.namespace,
+            plural: 'sandboxclaims',
+            name,
+            body: { spec: { lifecycle: { shutdownTime: rfc3339(shutdownTime) } } },
+          },
+          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+        ),
+      );
+      return 'extended';
+    } catch (error) {
+      if (error instanceof ApiException && error.code === 404) return 'gone';
+      throw error;
+    }
   }
 
   /** Deletes the claim (and with it its Sandbox and pod); one already gone counts as deleted. */

@@ -56,6 +56,41 @@ describe('the sandbox server client', () => {
     expect(await run()).toMatchObject({ ended: 'stopped', reason: 'output_size' });
   });
 
+  it('checks the files the server sends back again: names, encoding and bounds', async () => {
+    answer = json(200, {
+      stdout: '',
+      stderr: '',
+      exit_code: 0,
+      files_produced: {
+        '../escape.txt': 'aGk=',
+        'bad-encoding.txt': 'not base64!',
+        'big.bin': Buffer.alloc(200).toString('base64'),
+        'ok.txt': Buffer.from('fine').toString('base64'),
+        'second.txt': 'aGk=',
+        'third.txt': 'aGk=',
+      },
+      files_skipped: ['link: not a regular file (only regular files are returned)', 42],
+    });
+    const outcome = await execute(
+      { url, headers: {} },
+      { ...request, collect: { max_files: 2, max_file_bytes: 100, max_total_bytes: 1000 } },
+      new AbortController().signal,
+    );
+    expect(outcome).toMatchObject({ ended: 'exited', exitCode: 0 });
+    const output = (outcome as { output: { files: { name: string; content: Buffer }[]; skipped: string[] } }).output;
+    expect(output.files.map((file) => [file.name, file.content.toString()])).toEqual([
+      ['ok.txt', 'fine'],
+      ['second.txt', 'hi'],
+    ]);
+    expect(output.skipped).toEqual([
+      'link: not a regular file (only regular files are returned)',
+      '"../escape.txt": not a file the sandbox server may return',
+      '"bad-encoding.txt": not a file the sandbox server may return',
+      '"big.bin": larger than 100 bytes',
+      '"third.txt": more than 2 files were written',
+    ]);
+  });
+
   it('fails the run on an answer that is not the expected JSON, or a 429', async () => {
     answer = (res) => res.end('<html>bad gateway</html>');
     await expect(run()).rejects.toThrow('the sandbox server answered HTTP 200 without the expected JSON');
