@@ -1,4 +1,5 @@
 import OpenAI, { toFile } from 'openai';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { rmSync } from 'node:fs';
 import { FakeChatServer } from '../bench/support/fake-chat-server';
@@ -35,6 +36,8 @@ describe('sandbox tools on Kubernetes agent-sandbox', () => {
       },
     },
   });
+
+  afterAll(() => rmSync(templates, { recursive: true, force: true }));
 
   describe('with access granted', () => {
     let t: TestApp;
@@ -74,7 +77,6 @@ describe('sandbox tools on Kubernetes agent-sandbox', () => {
       await t?.close();
       await kube?.close();
       await upstream?.close();
-      rmSync(templates, { recursive: true, force: true });
     });
 
     it('claims a sandbox of the template warm pool, runs the entrypoint with the arguments on stdin, and releases the claim', async () => {
@@ -235,14 +237,71 @@ describe('sandbox tools on Kubernetes agent-sandbox', () => {
       const res = await call('kb-cred', {}, key).expect(200);
       const env = res.body.output.env as Record<string, string>;
       expect(env.GITHUB_TOKEN).toBe('ghp_acmeOwnToken');
-      expect(Object.keys(env).sort()).toEqual(
-        ['GITHUB_TOKEN', 'HOME', 'LANG', 'PATH', 'TMPDIR'].filter((n) => n in env),
-      );
+      expect(Object.keys(env).sort()).toEqual(['GITHUB_TOKEN', 'HOME', 'LANG', 'PATH', 'TMPDIR']);
       expect(JSON.stringify(env)).not.toContain(SERVICE_SECRET);
       expect(JSON.stringify(kube.created.at(-1))).not.toContain('ghp_acmeOwnToken');
 
       const without = await call('kb-echo', {}, key).expect(200);
       expect(without.body.output.env.GITHUB_TOKEN).toBeUndefined();
+    });
+  });
+
+  describe('through the agent-sandbox router', () => {
+    it('calls the sandbox by its X-Sandbox headers at router_url instead of its pod IP', async () => {
+      const port = await freePort();
+      const kube = new FakeKubernetes({
+        namespace: NAMESPACE,
+        token: TOKEN,
+        warmPools: { 'python-pool': 'python-runtime' },
+        startPod: (ip) => startSandboxPod(ip, port),
+      });
+      await kube.start();
+      // The router's part: find the pod from the headers and pass the request on.
+      const routed: Record<string, string | string[] | undefined>[] = [];
+      const router = createHttpServer((req, res) => {
+        routed.push(req.headers);
+        const target = `http://${String(req.headers['x-sandbox-pod-ip'])}:${String(req.headers['x-sandbox-port'])}/execute`;
+        const chunks: Buffer[] = [];
+        req.on('data', (chunk: Buffer) => chunks.push(chunk));
+        req.on('end', () => {
+          void fetch(target, { method: 'POST', body: Buffer.concat(chunks) }).then(async (answer) => {
+            res.writeHead(answer.status, { 'content-type': 'application/json' });
+            res.end(await answer.text());
+          });
+        });
+      });
+      await new Promise<void>((done) => router.listen(0, '127.0.0.1', done));
+      const routerUrl = `http://127.0.0.1:${(router.address() as { port: number }).port}`;
+      const config = kubernetesConfig(kube, port);
+      const t = await startApp('postgres', {
+        config: {
+          ...config,
+          sandbox: { ...config.sandbox, kubernetes: { ...config.sandbox.kubernetes, router_url: routerUrl } },
+        },
+      });
+      try {
+        await approvedTool(t, 'kb-routed', sandboxTool(script('echo.py')));
+        const res = await t.http
+          .post('/v1/tool_calls')
+          .set(bearer(t.adminKey))
+          .send({ name: 'kb-routed', arguments: { via: 'router' } })
+          .expect(200);
+        expect(res.body.output.args).toEqual({ via: 'router' });
+        const claim = kube.created.at(-1)!.metadata.name;
+        expect(routed).toEqual([
+          expect.objectContaining({
+            'x-sandbox-id': `${claim}-sbx`,
+            'x-sandbox-namespace': NAMESPACE,
+            'x-sandbox-port': String(port),
+            'x-sandbox-pod-ip': expect.stringMatching(/^127\.0\.\d+\.\d+$/),
+          }),
+        ]);
+        expect(kube.deleted).toContain(claim);
+      } finally {
+        await t.close();
+        await kube.close();
+        await new Promise<void>((done) => router.close(() => done()));
+      }
     });
   });
 
