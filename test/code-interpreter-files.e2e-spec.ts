@@ -338,3 +338,16 @@ describe('code_interpreter files and per-response sandboxes', () => {
     await t.http.get('/healthz').expect(200);
   });
 });
+
+describe('code_interpreter at start-up', () => {
+  it('refuses to start enabled while sandbox.runtime is off, naming the fix', async () => {
+    await expect(
+      startApp('postgres', {
+        config: { builtins: { code_interpreter: { enabled: true } }, sandbox: { runtime: 'off' } },
+      }),
+    ).rejects.toThrow(
+      'builtins.code_interpreter.enabled is true but sandbox.runtime is off, so no code could run: set ' +
+        'sandbox.runtime to local, or builtins.code_interpreter.enabled to false',
+    );
+  });
+});
