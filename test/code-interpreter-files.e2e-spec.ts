@@ -1,3 +1,5 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import OpenAI, { toFile } from 'openai';
 import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -204,6 +206,52 @@ describe('code_interpreter files and per-response sandboxes', () => {
     expect(sessions()).toEqual([]);
   });
 
+  it('answers the written files over /mcp as structured content, and streams their citations in /v1/responses', async () => {
+    const input = await client.files.create({
+      file: await toFile(Buffer.from('3,4'), 'pair.csv'),
+      purpose: 'assistants',
+    });
+    const mcp = new Client({ name: 'files-test', version: '1.0.0' });
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(`${t.baseUrl}/mcp`), { requestInit: { headers: bearer(keyA) } }),
+    );
+    try {
+      const result = await mcp.callTool({
+        name: 'code_interpreter',
+        arguments: {
+          code: 'a, b = open("/mnt/data/pair.csv").read().split(",")\nopen("/mnt/data/sum.txt", "w").write(str(int(a) + int(b)))',
+          file_ids: [input.id],
+        },
+      });
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({
+        files: [{ file_id: expect.stringMatching(/^file-/), filename: 'sum.txt', bytes: 1 }],
+      });
+    } finally {
+      await mcp.close();
+    }
+
+    upstream.script(...calls('open("/mnt/data/chart.txt", "w").write("**")'), { text: 'See chart.txt' });
+    const stream = await client.responses.create({
+      model: 'any',
+      input: 'Draw',
+      stream: true,
+      tools: [{ type: 'code_interpreter', container: { type: 'auto' } }],
+    });
+    const annotations: unknown[] = [];
+    for await (const event of stream) {
+      if (event.type === 'response.output_text.annotation.added') annotations.push(event.annotation);
+    }
+    expect(annotations).toEqual([
+      expect.objectContaining({
+        type: 'container_file_citation',
+        filename: 'chart.txt',
+        start_index: 4,
+        end_index: 13,
+      }),
+    ]);
+  });
+
   it('reads back only regular files, within the count bound, and says what it left out', async () => {
     const code = [
       'import os',
@@ -288,5 +336,18 @@ describe('code_interpreter files and per-response sandboxes', () => {
     expect(interpreting).toBe(true);
     await eventually(() => sessions().length === 0, 'the abandoned response sandbox is deleted');
     await t.http.get('/healthz').expect(200);
+  });
+});
+
+describe('code_interpreter at start-up', () => {
+  it('refuses to start enabled while sandbox.runtime is off, naming the fix', async () => {
+    await expect(
+      startApp('postgres', {
+        config: { builtins: { code_interpreter: { enabled: true } }, sandbox: { runtime: 'off' } },
+      }),
+    ).rejects.toThrow(
+      'builtins.code_interpreter.enabled is true but sandbox.runtime is off, so no code could run: set ' +
+        'sandbox.runtime to local, or builtins.code_interpreter.enabled to false',
+    );
   });
 });
