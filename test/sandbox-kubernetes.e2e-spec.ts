@@ -323,21 +323,47 @@ describe('sandbox tools on Kubernetes agent-sandbox', () => {
       }
     };
 
-    it('refuses sandbox tools, saying why, when RBAC does not grant the verbs (403)', async () => {
+    it('refuses sandbox tools, saying why, when RBAC does not grant the verbs (403), and runs them once it does', async () => {
+      const port = await freePort();
       const kube = new FakeKubernetes({
         namespace: NAMESPACE,
         token: TOKEN,
         warmPools: { 'python-pool': 'python-runtime' },
         denied: ['create sandboxclaims', 'delete sandboxclaims'],
+        startPod: (ip) => startSandboxPod(ip, port),
       });
       await kube.start();
+      const t = await startApp('postgres', { config: kubernetesConfig(kube, port) });
       try {
-        const message = await refusal(kubernetesConfig(kube, 1));
-        expect(message).toBe(
-          `Tool 'kb-any' cannot run: the service account may not create sandboxclaims.extensions.agents.x-k8s.io, delete sandboxclaims.extensions.agents.x-k8s.io in namespace ${NAMESPACE}; bind it a Role that grants them (the Helm chart does with sandboxRbac.create)`,
-        );
+        await approvedTool(t, 'kb-later', sandboxTool(script('echo.py')));
+        const call = () =>
+          t.http
+            .post('/v1/tool_calls')
+            .set(bearer(t.adminKey))
+            .send({ name: 'kb-later', arguments: { n: 1 } });
+        const refused = await call().expect(200);
+        expect(refused.body.error).toEqual({
+          code: 'not_executable',
+          message: `Tool 'kb-later' cannot run: the service account may not create sandboxclaims.extensions.agents.x-k8s.io, delete sandboxclaims.extensions.agents.x-k8s.io in namespace ${NAMESPACE}; bind it a Role that grants them (the Helm chart does with sandboxRbac.create)`,
+        });
         expect(kube.created).toHaveLength(0);
+
+        // The Role is bound later: calls run again without a restart, once the check has been made again.
+        kube.options.denied = [];
+        let answer: { status?: string; output?: { args?: unknown } } = {};
+        await waitFor(
+          async () => {
+            answer = (await call().expect(200)).body as typeof answer;
+            if (answer.status !== 'completed') await new Promise((resolve) => setTimeout(resolve, 500));
+            return answer.status === 'completed';
+          },
+          30_000,
+          'a sandbox call to run once the Role is bound',
+        );
+        expect(answer.output?.args).toEqual({ n: 1 });
+        expect(kube.claims.size).toBe(0);
       } finally {
+        await t.close();
         await kube.close();
       }
     });

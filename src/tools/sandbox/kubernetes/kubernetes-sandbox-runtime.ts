@@ -6,6 +6,9 @@ import { KubernetesSandboxSession } from './kubernetes-sandbox-session';
 import { describeApiError, ReadySandbox, SandboxClaims } from './sandbox-claims';
 import { SandboxAddress } from './sandbox-server-client';
 
+/** How often a refused runtime checks the API again, when calls keep coming. */
+const RECHECK_INTERVAL = 10_000;
+
 /**
  * Runs each call (or the calls of a session) in a sandbox of kubernetes-sigs/agent-sandbox: a SandboxClaim on
  * the template's warm pool, watched until Ready, then the entrypoint run by the sandbox server in the pod
@@ -19,6 +22,8 @@ export class KubernetesSandboxRuntime extends SandboxRuntime {
   private claims: SandboxClaims | undefined;
   /** Catalog template -> warm pool, for templates configured by SandboxTemplate name (looked up once found). */
   private readonly pools = new Map<string, string>();
+  private checkedAt = 0;
+  private rechecking = false;
 
   constructor(private readonly config: AppConfig) {
     super();
@@ -26,11 +31,29 @@ export class KubernetesSandboxRuntime extends SandboxRuntime {
 
   async start(): Promise<void> {
     this.unavailable = await this.check();
+    this.checkedAt = Date.now();
     if (this.unavailable) this.logger.error(`Sandbox tools are refused: ${this.unavailable}`);
     else this.logger.log(`Sandbox tools run in agent-sandbox SandboxClaims in namespace ${this.claims!.namespace}`);
   }
 
+  /**
+   * Why runs are refused, if they are. An API server that was down at start-up, or a Role bound afterwards,
+   * should not need a restart: a call that finds runs refused starts the check again (in the background, at
+   * most every RECHECK_INTERVAL), and a later call runs once it passes.
+   */
   unavailableReason(): string | undefined {
+    if (this.unavailable && this.claims && !this.rechecking && Date.now() - this.checkedAt >= RECHECK_INTERVAL) {
+      this.rechecking = true;
+      void this.check()
+        .then((reason) => {
+          if (!reason) this.logger.log('Sandbox tools run again: the Kubernetes check passes now');
+          this.unavailable = reason;
+        })
+        .finally(() => {
+          this.checkedAt = Date.now();
+          this.rechecking = false;
+        });
+    }
     return this.unavailable;
   }
 
@@ -64,7 +87,8 @@ export class KubernetesSandboxRuntime extends SandboxRuntime {
   private async check(): Promise<string | undefined> {
     const { kubernetes } = this.config.sandbox;
     try {
-      this.claims = SandboxClaims.fromConfig(kubernetes);
+      // Loaded once: a kubeconfig that does not load needs a fix and a restart.
+      this.claims ??= SandboxClaims.fromConfig(kubernetes);
     } catch (error) {
       return `the kubeconfig cannot be loaded (${(error as Error).message})`;
     }
