@@ -1,12 +1,23 @@
 // Three tiers: unit specs beside the code (src, *.spec.ts); medium specs run a module's services and
 // repositories on a real migrated database without HTTP (test/medium, *.medium-spec.ts); end-to-end specs boot
 // the app (test, *.e2e-spec.ts).
-// Nest 12 and a few of its companions ship as ES modules only. Node runs them through require(esm),
-// but Jest on Node < 24.9 cannot, so those packages are compiled to CommonJS for the test runtime.
+// Nest 12 and a few of its companions (and @kubernetes/client-node with its OIDC libraries) ship as ES modules
+// only. Node runs them through require(esm), but Jest on Node < 24.9 cannot, so those packages are compiled to
+// CommonJS for the test runtime.
 // PGlite (@electric-sql) loads Node's own modules with dynamic import(), which Jest's sandbox refuses without
 // --experimental-vm-modules; compiled to CommonJS those become require(), so plain `npx jest` runs the
 // embedded-database suites as `npm test` does.
-const compiledForTests = ['@nestjs', 'jose', 'nestjs-cls', 'nestjs-pino', '@electric-sql', '@marcbachmann'];
+const compiledForTests = [
+  '@nestjs',
+  'jose',
+  'nestjs-cls',
+  'nestjs-pino',
+  '@electric-sql',
+  '@marcbachmann',
+  '@kubernetes',
+  'openid-client',
+  'oauth4webapi',
+];
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/src', '<rootDir>/test'],

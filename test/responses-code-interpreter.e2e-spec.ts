@@ -56,7 +56,7 @@ describe('/v1/responses with code_interpreter', () => {
       type: 'code_interpreter_call',
       status: 'completed',
       code,
-      container_id: 'auto',
+      container_id: expect.stringMatching(/^cntr_/),
       outputs: [{ type: 'logs', logs: '5050\n' }],
     });
     expect(final!.output.at(-1)).toMatchObject({ type: 'message', content: [{ type: 'output_text', text: '5050' }] });

@@ -33,6 +33,7 @@ export type IdPrefix =
   | 'fs_'
   | 'ws_'
   | 'ci_'
+  | 'cntr_'
   | 'mcp_';
 
 export function newId(prefix: IdPrefix): string {

@@ -154,6 +154,33 @@ describe('loadConfig', () => {
     expect(failure(withFile('', { TOOLGATE_AUTH__JWT__TENANT: 'x' }))).toMatch(/unknown key auth\.jwt\.tenant;/);
   });
 
+  it('checks sandbox.kubernetes at boot, naming the key and the fix', () => {
+    const kubernetes = (yaml: string) => withFile(`sandbox:\n  runtime: kubernetes\n  kubernetes:\n${yaml}`);
+    expect(
+      failure(kubernetes('    templates:\n      python: {sandbox_template: python-runtime, warm_pool: python-pool}\n')),
+    ).toMatch(
+      /^Invalid configuration: sandbox\.kubernetes\.templates\.python.*give either sandbox_template or warm_pool, not both/,
+    );
+    expect(failure(kubernetes('    templates:\n      python: {}\n'))).toMatch(
+      /give either sandbox_template or warm_pool/,
+    );
+    expect(failure(kubernetes('    default_template: python\n'))).toMatch(
+      /^Invalid configuration: sandbox\.kubernetes\.default_template.*must be one of sandbox\.kubernetes\.templates/,
+    );
+    expect(failure(kubernetes('    namespace: Tool_Sandboxes\n'))).toMatch(
+      /^Invalid configuration: sandbox\.kubernetes\.namespace = "Tool_Sandboxes": expected a Kubernetes name/,
+    );
+    const config = loadConfig(
+      kubernetes('    templates:\n      python: {warm_pool: python-pool}\n    ready_timeout: 5s\n'),
+    );
+    expect(config.sandbox.kubernetes).toMatchObject({
+      templates: { python: { warm_pool: 'python-pool' } },
+      ready_timeout: 5000,
+      idle_timeout: 300_000,
+      port: 8888,
+    });
+  });
+
   it('refuses an OAuth issuer without the resource URL tokens must be bound to', () => {
     const message = failure(withFile('auth:\n  oauth:\n    issuer: https://idp.example.com\n'));
     expect(message).toMatch(/^Invalid configuration: auth\.oauth\.resource.*public URL of \/mcp/);

@@ -128,6 +128,66 @@ const oauthSchema = z
     oauth.authorization_server.enabled ? { ...oauth, issuer: new URL(oauth.resource!).origin } : oauth,
   );
 
+const templateName = () => z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,255}$/);
+/** A Kubernetes object name (RFC 1123 subdomain). */
+const objectName = () =>
+  text().pipe(
+    z
+      .string()
+      .max(253)
+      .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, 'expected a Kubernetes name: lower-case letters, digits, "-" and "."'),
+  );
+
+/** `sandbox.runtime: kubernetes`: each run claims a sandbox of kubernetes-sigs/agent-sandbox (see src/tools/sandbox/kubernetes). */
+const kubernetesSandbox = z
+  .object({
+    /** A kubeconfig file; unset: $KUBECONFIG, ~/.kube/config, then the pod's service account (in-cluster). */
+    kubeconfig: optionalText(),
+    /** The kubeconfig context; unset: its current context. */
+    context: optionalText(),
+    /** Where the SandboxClaims are made; unset: the context's namespace (in-cluster: the pod's own). */
+    namespace: objectName().optional(),
+    /**
+     * Catalog template name -> either the SandboxTemplate whose SandboxWarmPool is looked up
+     * (`sandbox_template`), or the SandboxWarmPool itself (`warm_pool`).
+     */
+    templates: z
+      .record(
+        templateName(),
+        z
+          .object({ sandbox_template: objectName().optional(), warm_pool: objectName().optional() })
+          .strict()
+          .refine((entry) => Boolean(entry.sandbox_template) !== Boolean(entry.warm_pool), {
+            message: 'give either sandbox_template or warm_pool, not both',
+          }),
+      )
+      .default({}),
+    /** The template of runs that name none (code_interpreter); one of `templates`. */
+    default_template: templateName().optional(),
+    /** The port of the sandbox server in each pod (POST /execute). */
+    port: integer().pipe(z.number().min(1).max(65_535)).default(8888),
+    /**
+     * The agent-sandbox router (e.g. http://sandbox-router-svc.<ns>.svc:8080): calls go through it, addressed by
+     * X-Sandbox-ID headers, instead of straight to the pod's IP.
+     */
+    router_url: z.url({ protocol: /^https?$/ }).optional(),
+    /** How long a claim may take to become Ready; within sandbox.limits.wall_time, which bounds the whole run. */
+    ready_timeout: duration().pipe(z.number().min(100, 'expected at least 100ms')).default(10_000),
+    /**
+     * How long a claim outlives its last run's wall time before the controller deletes it itself: what a crashed
+     * replica left behind lives this long, and the sandbox a /v1/responses run shares lasts this long between calls.
+     */
+    idle_timeout: duration().pipe(z.number().min(10_000, 'expected at least 10s')).default(300_000),
+    /** Each Kubernetes API request (create, delete, the start-up checks). */
+    api_timeout: duration().pipe(z.number().min(100, 'expected at least 100ms')).default(10_000),
+  })
+  .strict()
+  .refine((k8s) => !k8s.default_template || Object.hasOwn(k8s.templates, k8s.default_template), {
+    message: 'default_template must be one of sandbox.kubernetes.templates',
+    path: ['default_template'],
+  })
+  .prefault({});
+
 export const configSchema = z
   .object({
     server: z
@@ -229,8 +289,8 @@ export const configSchema = z
     /** Where `source.type: sandbox` tools run, and the limits every run gets (see src/tools/sandbox). */
     sandbox: z
       .object({
-        /** local: bubblewrap on this host; off: sandbox tools are refused. */
-        runtime: z.enum(['local', 'off']).default('local'),
+        /** local: bubblewrap on this host; kubernetes: agent-sandbox SandboxClaims; off: sandbox tools are refused. */
+        runtime: z.enum(['local', 'kubernetes', 'off']).default('local'),
         /** Sandbox runs at once on this replica; further calls wait for a slot (within their timeout). */
         max_concurrency: integer().pipe(z.number().min(1).max(1000)).default(4),
         /** Tools that declare `network_external` get the host's network only when this is on. */
@@ -261,11 +321,17 @@ export const configSchema = z
              */
             first_uid: integer().pipe(z.number().min(1000).max(4_294_000_000)).default(200_000),
             gid: integer().pipe(z.number().min(1).max(4_294_967_294)).default(65_534),
+            /**
+             * Host directory under which each sandbox gets its private work and files directories (the system's
+             * temporary directory when unset); a filesystem of its own with a quota bounds what sandboxes can write.
+             */
+            work_root: optionalText(),
             /** Template name -> host directory, mounted read-only at /template (the tool's code and files). */
             templates: z.record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,255}$/), text()).default({}),
           })
           .strict()
           .prefault({}),
+        kubernetes: kubernetesSandbox,
       })
       .strict()
       .prefault({}),

@@ -5,11 +5,13 @@ import { newId } from '../common/ids';
 import { findTooDeep, storableJson, storableText } from '../common/json-depth';
 import { unixSeconds } from '../common/time';
 import type { Identity } from '../tenancy/request-context';
+import type { CallScope } from '../tools/call-scope';
 import type { ToolDispatcher } from '../tools/invocation/tool-dispatcher';
 import { toChatMessages } from './chat-messages';
 import type { ConversationItem, Item, ResponseObject, ResponseStatus } from './response-object';
 import type { ResponseRequest } from './response-request';
 import type { LoopTool, LoopTools } from './response-tools';
+import { fileCitations, ProducedFile, producedFiles } from './file-citations';
 import { CallOutcome, finishedItem, outcomeOf, pendingItem, refusedCallItem, unknownCallItem } from './tool-call-items';
 import { UpstreamFailure, UpstreamModel, UpstreamToolCall, UpstreamTurn } from './upstream-model';
 
@@ -47,6 +49,8 @@ export interface LoopSetup {
   input: ConversationItem[];
   events: ResponseEvents;
   signal: AbortSignal;
+  /** What the response's calls share (one sandbox for its code_interpreter calls). */
+  scope?: CallScope;
   clock: Clock;
   /** Told how each upstream turn ended and how long it took (metrics). */
   onTurn?(outcome: 'ok' | 'error', seconds: number): void;
@@ -76,6 +80,10 @@ export class ResponseLoop {
   /** Client function calls of the current turn whose arguments are streaming, by their index in the turn. */
   private readonly streamedCalls = new Map<number, { item: Item; index: number }>();
   private readonly usage = { input: 0, output: 0 };
+  /** The container of this response's code_interpreter calls (their shared sandbox), as OpenAI names one. */
+  private readonly containerId = newId('cntr_');
+  /** Files code_interpreter calls wrote, cited by the next assistant message (container_file_citation). */
+  private uncited: ProducedFile[] = [];
 
   constructor(
     private readonly setup: LoopSetup,
@@ -214,10 +222,15 @@ export class ResponseLoop {
   private closeMessage(message: { item: Item; index: number; text: string }, status: 'completed' | 'incomplete') {
     // Deltas are passed on as they come (a surrogate pair may be split between two); the whole text is stored.
     const text = storableText(message.text);
-    const part = { type: 'output_text', text, annotations: [], logprobs: [] };
+    const annotations = fileCitations(text, this.uncited, this.containerId);
+    this.uncited = [];
+    const part = { type: 'output_text', text, annotations, logprobs: [] };
     const item: Item = { ...message.item, status, content: [part] };
     this.output[message.index] = { item };
     const where = { item_id: item.id, output_index: message.index, content_index: 0 };
+    annotations.forEach((annotation, annotation_index) =>
+      this.send('response.output_text.annotation.added', { ...where, annotation_index, annotation }),
+    );
     this.send('response.output_text.done', { ...where, text, logprobs: [] });
     this.send('response.content_part.done', { ...where, part });
     this.send('response.output_item.done', { output_index: message.index, item });
@@ -253,7 +266,7 @@ export class ResponseLoop {
         );
         continue;
       }
-      const item = pendingItem(tool, call.arguments);
+      const item = pendingItem(tool, call.arguments, this.containerId);
       this.output.push({ item, toolName: tool.name });
       this.send('response.output_item.added', { output_index: index, item });
       this.sendCallProgress(item, index);
@@ -360,6 +373,7 @@ export class ResponseLoop {
   private complete(index: number, tool: LoopTool, outcome: CallOutcome): void {
     const { item, toolOutput } = finishedItem(this.output[index].item, outcome);
     this.output[index] = { item, toolName: tool.name, toolOutput };
+    if (item.type === 'code_interpreter_call') this.uncited.push(...producedFiles(outcome));
     const where = { item_id: item.id, output_index: index };
     if (item.type === 'file_search_call') this.send('response.file_search_call.completed', where);
     else if (item.type === 'web_search_call') this.send('response.web_search_call.completed', where);
@@ -370,7 +384,7 @@ export class ResponseLoop {
 
   /** Runs one server-side call through the dispatcher; a refusal becomes a failed call the model is told about. */
   private async dispatch(tool: LoopTool, call: UpstreamToolCall, itemId: string): Promise<CallOutcome> {
-    const { dispatcher, identity, signal } = this.setup;
+    const { dispatcher, identity, signal, scope } = this.setup;
     let args: unknown = call.arguments;
     if (tool.fixedArguments) {
       const parsed = this.parseArguments(call.arguments);
@@ -380,7 +394,7 @@ export class ResponseLoop {
     const result = await dispatcher.invoke(
       identity,
       { name: tool.catalogName!, arguments: args, callId: call.id || itemId, responseId: this.response.id },
-      { signal },
+      { signal, scope },
     );
     return outcomeOf(result);
   }

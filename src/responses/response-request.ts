@@ -1,6 +1,7 @@
 import { ApiError } from '../common/api-error';
 import { newId } from '../common/ids';
 import type { Item } from './response-object';
+import { MAX_INPUT_FILES } from '../tools/builtins/code-interpreter/code-interpreter.tool';
 
 /** The request tools Toolgate understands, checked; `index` points back at `tools[index]` for errors. */
 export type RequestTool =
@@ -14,7 +15,7 @@ export type RequestTool =
       filters?: unknown;
     }
   | { type: 'web_search'; index: number }
-  | { type: 'code_interpreter'; index: number }
+  | { type: 'code_interpreter'; index: number; fileIds: string[] }
   | { type: 'mcp'; index: number; serverLabel: string; allowedTools: string[] | null };
 
 export type ToolChoice =
@@ -55,6 +56,7 @@ const MAX_METADATA_KEYS = 16;
 const FUNCTION_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 const CALL_ID = /^[\w.:-]{1,128}$/;
 const VECTOR_STORE_ID = /^vs_[A-Za-z0-9]{1,64}$/;
+const FILE_ID = /^file-[A-Za-z0-9]{1,64}$/;
 export const SUPPORTED_INCLUDES = ['file_search_call.results'];
 
 /** Fields of OpenAI's request that change nothing here, accepted so SDK calls that set them still work. */
@@ -286,11 +288,29 @@ function parseTool(raw: unknown, index: number): RequestTool {
     case 'web_search_preview':
       return { type: 'web_search', index };
     case 'code_interpreter': {
-      // Every call gets a fresh sandbox: no container can be named or kept, nor files put in it yet.
+      // The response's calls share one sandbox, made for it and gone when it ends: no container can be named or kept.
       const container = raw.container;
-      if (!isObject(container) || container.type !== 'auto' || Object.keys(container).length !== 1)
-        throw invalid('container must be {"type": "auto"}', `${param}.container`, 'unsupported_value');
-      return { type: 'code_interpreter', index };
+      const known = ['type', 'file_ids'];
+      if (
+        !isObject(container) ||
+        container.type !== 'auto' ||
+        Object.keys(container).some((key) => !known.includes(key))
+      )
+        throw invalid(
+          'container must be {"type": "auto"}, optionally with file_ids',
+          `${param}.container`,
+          'unsupported_value',
+        );
+      const ids = container.file_ids ?? [];
+      if (!Array.isArray(ids) || ids.length > MAX_INPUT_FILES) {
+        throw invalid(`file_ids must list at most ${MAX_INPUT_FILES} file ids`, `${param}.container.file_ids`);
+      }
+      ids.forEach((id, position) => {
+        if (typeof id !== 'string' || !FILE_ID.test(id)) {
+          throw invalid('expected a file id (file-...)', `${param}.container.file_ids[${position}]`);
+        }
+      });
+      return { type: 'code_interpreter', index, fileIds: ids as string[] };
     }
     case 'mcp':
       return parseMcpTool(raw, index, param);

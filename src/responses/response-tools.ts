@@ -94,6 +94,25 @@ const FILE_SEARCH_PARAMETERS = {
   additionalProperties: false,
 };
 
+const CODE_INTERPRETER_DESCRIPTION =
+  'Runs Python 3 code in an isolated sandbox without network and returns what it printed. Use it for ' +
+  'calculations, data processing and checking code. The calls of this response share the sandbox: files ' +
+  'written by one call are there for the next. Files the code writes to /mnt/data are returned to the user.';
+
+/** The model sees code_interpreter with code only: which files it gets is the request's choice (container.file_ids). */
+const CODE_INTERPRETER_PARAMETERS = {
+  type: 'object',
+  properties: { code: { type: 'string', description: 'The Python program to run.' } },
+  required: ['code'],
+  additionalProperties: false,
+};
+
+/**
+ * Checks that the caller owns the files of a code_interpreter's `container.file_ids` (an ApiError naming the id
+ * otherwise) and answers their names in /mnt/data.
+ */
+export type InputFileCheck = (fileIds: string[], param: string) => Promise<string[]>;
+
 /**
  * The request's tools narrowed to the caller's effective set (tenant -> agent profile -> these tools): a
  * tool the caller cannot use is a 400 naming it, never silently dropped.
@@ -103,6 +122,7 @@ export async function resolveLoopTools(
   identity: Identity,
   requested: RequestTool[],
   config: Config,
+  inputFiles: InputFileCheck,
 ): Promise<LoopTools> {
   const effective = requested.some((tool) => tool.type !== 'function') ? await dispatcher.effectiveTools(identity) : [];
   const byName = new Map(effective.map((tool) => [tool.name, tool]));
@@ -153,7 +173,17 @@ export async function resolveLoopTools(
       }
       case 'code_interpreter': {
         const resolved = available(CODE_INTERPRETER_TOOL, `${param}.type`);
-        tools.push({ ...definitionOf(resolved), kind: 'code_interpreter', catalogName: resolved.name });
+        const names = await inputFiles(tool.fileIds, `${param}.container.file_ids`);
+        tools.push({
+          name: resolved.name,
+          kind: 'code_interpreter',
+          description:
+            CODE_INTERPRETER_DESCRIPTION +
+            (names.length > 0 ? ` Files in /mnt/data: ${names.map((name) => JSON.stringify(name)).join(', ')}.` : ''),
+          parameters: CODE_INTERPRETER_PARAMETERS,
+          catalogName: resolved.name,
+          fixedArguments: { file_ids: tool.fileIds },
+        });
         break;
       }
       case 'mcp':

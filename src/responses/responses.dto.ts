@@ -25,12 +25,15 @@ export class CreateResponseDto {
     description:
       "`{type:'function', name, parameters}`: run by the client (the response ends with function_call items). " +
       "`{type:'function', name}` without parameters: the catalog tool of that name, run by Toolgate. " +
-      "`{type:'file_search', vector_store_ids}`, `{type:'web_search'}`, `{type:'code_interpreter', container:{type:'auto'}}` " +
-      "(the code_interpreter built-in, when enabled), and `{type:'mcp', server_label, allowed_tools?}` " +
+      "`{type:'file_search', vector_store_ids}`, `{type:'web_search'}`, `{type:'code_interpreter', container:{type:'auto', file_ids?}}` " +
+      "(the code_interpreter built-in, when enabled: the files of file_ids, the caller's, are in /mnt/data; the " +
+      "response's calls share one sandbox, deleted when it ends; files the code writes to /mnt/data come back as " +
+      "Files API files cited by container_file_citation annotations), and `{type:'mcp', server_label, allowed_tools?}` " +
       "naming a registered MCP source (require_approval must be 'never'). Every tool must be in the caller's effective set.",
     example: [
       { type: 'file_search', vector_store_ids: ['vs_abc123'] },
       { type: 'function', name: 'github-list-issues' },
+      { type: 'code_interpreter', container: { type: 'auto', file_ids: ['file-abc123'] } },
     ],
     type: 'array',
     items: { type: 'object' },

@@ -1,4 +1,5 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { Tracing } from '../observability/tracing/tracing';
 import { ApiError } from '../common/api-error';
 import { Clock } from '../common/clock';
@@ -7,6 +8,8 @@ import { unixSeconds } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { BackgroundTasks, RepeatingTask } from '../observability/background';
 import type { Identity } from '../tenancy/request-context';
+import { CodeInterpreterFiles } from '../tools/builtins/code-interpreter/code-interpreter-files';
+import { CallScope } from '../tools/call-scope';
 import { ToolDispatcher } from '../tools/invocation/tool-dispatcher';
 import { presentingEvents, presentResponse } from './response-presenter';
 import { ResponseCancelled, ResponseLease } from './response-lease';
@@ -14,7 +17,7 @@ import { NO_EVENTS, ResponseEvents, ResponseLoop, StopResponse } from './respons
 import type { ListPage, ListQueryDto } from '../common/list.dto';
 import type { ConversationItem, Item, ResponseObject } from './response-object';
 import { parseResponseRequest, ResponseRequest } from './response-request';
-import { LoopTools, resolveLoopTools } from './response-tools';
+import { InputFileCheck, LoopTools, resolveLoopTools } from './response-tools';
 import { ResponsesMetrics } from './responses.metrics';
 import { ResponsesRepository } from './responses.repository';
 import { UpstreamModel } from './upstream-model';
@@ -52,6 +55,8 @@ export class ResponsesService implements OnApplicationBootstrap, BeforeApplicati
   /** Runs of this replica, by response id, so a cancel or shutdown reaches them at once. */
   private readonly running = new Map<string, AbortController>();
   private sweeper?: RepeatingTask;
+  /** code_interpreter's Files API side, when that provider is loaded. */
+  private codeInterpreterFiles?: CodeInterpreterFiles;
 
   constructor(
     private readonly config: AppConfig,
@@ -60,6 +65,7 @@ export class ResponsesService implements OnApplicationBootstrap, BeforeApplicati
     private readonly background: BackgroundTasks,
     private readonly metrics: ResponsesMetrics,
     private readonly clock: Clock,
+    private readonly moduleRef: ModuleRef,
     tracing: Tracing,
   ) {
     this.settings = resolveUpstreamSettings(config.engine);
@@ -67,6 +73,12 @@ export class ResponsesService implements OnApplicationBootstrap, BeforeApplicati
   }
 
   onApplicationBootstrap(): void {
+    // Loaded only when builtins.code_interpreter is enabled; a request naming it is refused before this is needed.
+    try {
+      this.codeInterpreterFiles = this.moduleRef.get(CodeInterpreterFiles, { strict: false });
+    } catch {
+      this.codeInterpreterFiles = undefined;
+    }
     const lease = this.config.engine.background_lease;
     this.sweeper = this.background.every('responses_sweep', lease, () => this.sweep(), { immediately: true });
   }
@@ -92,7 +104,7 @@ export class ResponsesService implements OnApplicationBootstrap, BeforeApplicati
       identity,
       request,
       upstreamModel: upstreamModelFor(this.settings!, request.model),
-      tools: await resolveLoopTools(this.dispatcher, identity, request.tools, this.config),
+      tools: await resolveLoopTools(this.dispatcher, identity, request.tools, this.config, this.inputFiles(identity)),
       history: request.previousResponseId
         ? await this.store.history(identity.tenantId, request.previousResponseId)
         : [],
@@ -127,10 +139,23 @@ export class ResponsesService implements OnApplicationBootstrap, BeforeApplicati
     }
   }
 
-  /** Runs the loop under the response's lease, then records how it ended. */
+  /** Checks a code_interpreter's container.file_ids against the caller's files (400 naming the id otherwise). */
+  private inputFiles(identity: Identity): InputFileCheck {
+    return async (fileIds, param) => {
+      const files = this.codeInterpreterFiles;
+      if (fileIds.length === 0 || !files) return [];
+      return (await files.check(identity.tenantId, fileIds, param)).map((input) => input.name);
+    };
+  }
+
+  /**
+   * Runs the loop under the response's lease, then records how it ended. What its calls shared (the sandbox of
+   * its code_interpreter calls) is released however it ended, before the answer goes out.
+   */
   private async execute(run: PreparedRun, events: ResponseEvents, abort: AbortController): Promise<ResponseObject> {
     const { identity, request, response } = run;
     const lease = new ResponseLease(this.store, this.background, this.owner, this.config.engine.background_lease);
+    const scope = new CallScope();
     if (request.store) lease.hold(response.id, abort);
     this.running.set(response.id, abort);
     try {
@@ -148,6 +173,7 @@ export class ResponsesService implements OnApplicationBootstrap, BeforeApplicati
           maxJsonDepth: this.config.server.max_json_depth,
           events: presented,
           signal: abort.signal,
+          scope,
           clock: this.clock,
           onTurn: (outcome, seconds) => this.metrics.upstreamTurn.observe({ outcome }, seconds),
         },
@@ -160,6 +186,7 @@ export class ResponsesService implements OnApplicationBootstrap, BeforeApplicati
     } finally {
       lease.release();
       this.running.delete(response.id);
+      await scope.release();
     }
   }
 

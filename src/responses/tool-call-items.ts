@@ -8,7 +8,7 @@ import type { LoopTool } from './response-tools';
 export type CallOutcome = { status: 'completed'; payload: ToolPayload } | { status: 'failed'; error: string };
 
 /** The typed item of a server-side call, in progress (before it runs). */
-export function pendingItem(tool: LoopTool, args: string): Item {
+export function pendingItem(tool: LoopTool, args: string, containerId: string): Item {
   switch (tool.kind) {
     case 'file_search':
       return {
@@ -31,7 +31,7 @@ export function pendingItem(tool: LoopTool, args: string): Item {
         type: 'code_interpreter_call',
         status: 'in_progress',
         code: codeOf(args),
-        container_id: 'auto',
+        container_id: containerId,
         outputs: null,
       };
     default:

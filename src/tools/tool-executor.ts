@@ -1,5 +1,6 @@
 import { DiscoveryService } from '@nestjs/core';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallScope } from './call-scope';
 
 /**
  * The one execution contract. Everything that can run a tool (built-in providers through the
@@ -61,6 +62,8 @@ export interface ToolContext {
   progress(event: Record<string, unknown>): void;
   /** The calling tenant's credential named by the tool's `source.credential_key`, resolved at execution time. */
   credential?: { key: string; value: string };
+  /** What the calls of the same run share (a /v1/responses run's sandbox); absent for a call on its own. */
+  scope?: CallScope;
 }
 
 /** A catalog tool's `source.type`: who runs it. */

@@ -74,3 +74,18 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
       name: {{ include "toolgate.secretName" . }}
       key: database-url
 {{- end }}
+
+{{/*
+"true" when config.sandbox.runtime is kubernetes (sandbox tools run in agent-sandbox SandboxClaims), else empty.
+*/}}
+{{- define "toolgate.kubernetesSandbox" -}}
+{{- if eq (dig "sandbox" "runtime" "" .Values.config) "kubernetes" }}true{{ end }}
+{{- end }}
+
+{{/*
+The namespace of the SandboxClaims: config.sandbox.kubernetes.namespace, else the release's (in-cluster, the
+service's own namespace is what Toolgate uses when none is configured).
+*/}}
+{{- define "toolgate.sandboxNamespace" -}}
+{{- dig "sandbox" "kubernetes" "namespace" .Release.Namespace .Values.config }}
+{{- end }}

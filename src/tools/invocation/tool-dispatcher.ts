@@ -9,6 +9,7 @@ import { AppConfig } from '../../config/app-config';
 import { traceResolvedTool, traceToolCall } from '../../observability/tracing/tool-call-spans';
 import { Tracing } from '../../observability/tracing/tracing';
 import type { Identity } from '../../tenancy/request-context';
+import type { CallScope } from '../call-scope';
 import { Execution, outputOf, ToolContext, ToolPayload } from '../tool-executor';
 import { CallGuard, GuardFinding } from './call-guard';
 import type { AnsweredCall, CallResult } from './call-result';
@@ -36,6 +37,8 @@ export interface InvokeOptions {
   onStart?(toolCall: ToolCallObject): void;
   /** Receives the tool's progress events, in order, until the call ends. */
   onProgress?(event: Record<string, unknown>): void;
+  /** The run this call belongs to (a /v1/responses run), whose resources its calls share. */
+  scope?: CallScope;
 }
 
 type AbortCause = 'client' | 'timeout' | 'shutdown';
@@ -247,6 +250,7 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
       agentProfile: identity.agentProfile,
       responseId: toolCall.response_id ?? undefined,
       credential: credential.value,
+      scope: options.scope,
       signal: controller.signal,
       progress: (event) => {
         if (open) options.onProgress?.(event);

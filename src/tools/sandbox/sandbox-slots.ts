@@ -10,8 +10,12 @@ export class SandboxSlots {
     this.free = Array.from({ length: size }, (_, slot) => slot);
   }
 
-  async run<T>(work: (slot: number) => Promise<T>): Promise<T> {
-    const slot = this.free.pop() ?? (await new Promise<number>((resolve) => this.waiting.push(resolve)));
+  /**
+   * Runs `work` in a free slot, `preferred` when that one is free: a session's next run then keeps the user
+   * its files belong to, and nothing has to be handed over to another.
+   */
+  async run<T>(work: (slot: number) => Promise<T>, preferred?: number): Promise<T> {
+    const slot = this.take(preferred) ?? (await new Promise<number>((resolve) => this.waiting.push(resolve)));
     try {
       return await work(slot);
     } finally {
@@ -19,5 +23,10 @@ export class SandboxSlots {
       if (next) next(slot);
       else this.free.push(slot);
     }
+  }
+
+  private take(preferred: number | undefined): number | undefined {
+    const at = preferred === undefined ? -1 : this.free.indexOf(preferred);
+    return at >= 0 ? this.free.splice(at, 1)[0] : this.free.pop();
   }
 }

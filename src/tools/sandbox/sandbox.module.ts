@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
+import { KubernetesSandboxRuntime } from './kubernetes/kubernetes-sandbox-runtime';
 import { LocalSandboxRuntime } from './local/local-sandbox-runtime';
 import { SandboxExecutor } from './sandbox-executor';
 import { SandboxRunner } from './sandbox-runner';
@@ -11,8 +12,11 @@ import { DisabledSandboxRuntime, SandboxRuntime } from './sandbox-runtime';
     {
       provide: SandboxRuntime,
       inject: [AppConfig],
-      useFactory: (config: AppConfig): SandboxRuntime =>
-        config.sandbox.runtime === 'local' ? new LocalSandboxRuntime(config) : new DisabledSandboxRuntime(),
+      useFactory: (config: AppConfig): SandboxRuntime => {
+        if (config.sandbox.runtime === 'local') return new LocalSandboxRuntime(config);
+        if (config.sandbox.runtime === 'kubernetes') return new KubernetesSandboxRuntime(config);
+        return new DisabledSandboxRuntime();
+      },
     },
     SandboxRunner,
     SandboxExecutor,

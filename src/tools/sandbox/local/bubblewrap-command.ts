@@ -1,7 +1,10 @@
 import { isAbsolute, relative, resolve } from 'node:path';
-import type { SandboxLimits } from '../sandbox-limits';
+import { DATA_DIR, SandboxLimits } from '../sandbox-limits';
 
-/** Where the run's private, writable work directory and the template's files appear inside the sandbox. */
+/**
+ * Where the run's private, writable work directory and the template's files appear inside the sandbox (its
+ * files directory, for files in and out, at DATA_DIR).
+ */
 export const WORK_DIR = '/sandbox';
 export const TEMPLATE_DIR = '/template';
 
@@ -27,6 +30,8 @@ export interface BubblewrapPlan {
   limits: SandboxLimits;
   /** Host directory bound read-write at WORK_DIR. */
   workDir: string;
+  /** Host directory bound read-write at DATA_DIR. */
+  dataDir: string;
   /** Host directory bound read-only at TEMPLATE_DIR. */
   templateDir?: string;
   command: string[];
@@ -75,6 +80,9 @@ export function bubblewrapCommand(plan: BubblewrapPlan): { file: string; args: s
     '--bind',
     plan.workDir,
     WORK_DIR,
+    '--bind',
+    plan.dataDir,
+    DATA_DIR,
     ...(plan.templateDir ? ['--ro-bind', plan.templateDir, TEMPLATE_DIR] : []),
     '--chdir',
     WORK_DIR,

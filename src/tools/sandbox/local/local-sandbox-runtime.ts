@@ -1,12 +1,13 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ChildProcess, spawn } from 'node:child_process';
-import { chownSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { AppConfig } from '../../../config/app-config';
 import { SandboxRunOutcome, SandboxRunRequest } from '../sandbox-limits';
-import { SandboxRuntime } from '../sandbox-runtime';
+import { SandboxRuntime, SandboxSession } from '../sandbox-runtime';
 import { BubblewrapPlan, bubblewrapCommand, WORK_DIR } from './bubblewrap-command';
+import type { Owner } from './data-dir';
+import { LocalSandboxSession, SessionDirs } from './local-sandbox-session';
 
 /** What the entrypoint's stderr is kept of, for the error message of a failed run. */
 const STDERR_KEPT = 4096;
@@ -28,14 +29,17 @@ export class LocalSandboxRuntime extends SandboxRuntime {
   }
 
   async start(): Promise<void> {
-    const workDir = this.newWorkDir(0);
+    const session = this.openSession();
     try {
-      const outcome = await this.spawnRun(
-        { ...this.plan(workDir), command: ['/bin/true'] },
-        0,
-        '',
-        new AbortController().signal,
-      );
+      const outcome = await session.run({
+        slot: 0,
+        template: '',
+        command: ['/bin/true'],
+        stdin: '',
+        env: {},
+        network: false,
+        signal: new AbortController().signal,
+      });
       this.unavailable =
         outcome.ended === 'exited' && outcome.exitCode === 0
           ? undefined
@@ -43,7 +47,7 @@ export class LocalSandboxRuntime extends SandboxRuntime {
     } catch (error) {
       this.unavailable = `${this.config.sandbox.local.bwrap_path} or ${this.config.sandbox.local.prlimit_path} cannot be run (${(error as Error).message}); install the Debian package "bubblewrap"`;
     } finally {
-      rmSync(workDir, { recursive: true, force: true });
+      await session.release();
     }
     if (this.unavailable) this.logger.error(`Sandbox tools are refused: ${this.unavailable}`);
     else this.logger.log('Sandbox tools run locally under bubblewrap');
@@ -58,35 +62,36 @@ export class LocalSandboxRuntime extends SandboxRuntime {
     return Object.hasOwn(this.config.sandbox.local.templates, template);
   }
 
+  /** A session of one run: the same code path, its directory gone when the run ends. */
   async run(request: SandboxRunRequest): Promise<SandboxRunOutcome> {
-    // A call cancelled while it waited for a slot starts nothing.
-    if (request.signal.aborted) return { ended: 'stopped', reason: 'aborted', stderr: '' };
-    const workDir = this.newWorkDir(request.slot);
+    const session = this.openSession();
     try {
-      const templateDir = this.config.sandbox.local.templates[request.template];
-      const plan: BubblewrapPlan = {
-        ...this.plan(workDir),
-        templateDir,
-        command: request.command,
-        network: request.network,
-        env: { ...request.env, ...baseEnv() },
-      };
-      return await this.spawnRun(plan, request.slot, request.stdin, request.signal);
+      return await session.run(request);
     } finally {
-      rmSync(workDir, { recursive: true, force: true });
+      await session.release();
     }
   }
 
-  private plan(workDir: string): BubblewrapPlan {
+  openSession(): SandboxSession {
+    return new LocalSandboxSession({
+      workRoot: this.config.sandbox.local.work_root || tmpdir(),
+      ownerOf: (slot) => this.runAs(slot),
+      spawn: (dirs, request, signal) => this.spawnRun(this.plan(dirs, request), request.slot, request.stdin, signal),
+    });
+  }
+
+  private plan(dirs: SessionDirs, request: SandboxRunRequest): BubblewrapPlan {
     const { local, limits } = this.config.sandbox;
     return {
       prlimitPath: local.prlimit_path,
       bwrapPath: local.bwrap_path,
       limits,
-      workDir,
-      command: [],
-      env: baseEnv(),
-      network: false,
+      workDir: dirs.work,
+      dataDir: dirs.data,
+      templateDir: request.template ? local.templates[request.template] : undefined,
+      command: request.command,
+      env: { ...request.env, ...baseEnv() },
+      network: request.network,
       hidden: this.ownPaths(),
     };
   }
@@ -103,20 +108,12 @@ export class LocalSandboxRuntime extends SandboxRuntime {
     ];
   }
 
-  /** A fresh private directory per run, owned by the user the run has. */
-  private newWorkDir(slot: number): string {
-    const dir = mkdtempSync(join(tmpdir(), 'toolgate-sandbox-'));
-    const user = this.runAs(slot);
-    if (user) chownSync(dir, user.uid, user.gid);
-    return dir;
-  }
-
   /**
    * A service running as root hands each slot's runs to an unprivileged user of their own, from
    * `sandbox.local.first_uid` on: the process limit counts per user, so a fork bomb in one run cannot use up
    * another's. (A service that is not root runs every sandbox as itself: they share one process limit.)
    */
-  private runAs(slot: number): { uid: number; gid: number } | undefined {
+  private runAs(slot: number): Owner {
     if (process.getuid?.() !== 0) return undefined;
     const { first_uid, gid } = this.config.sandbox.local;
     return { uid: first_uid + slot, gid };

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { basename } from 'node:path';
+import { Readable } from 'node:stream';
 import { ApiError } from '../../../../common/api-error';
 import { Clock } from '../../../../common/clock';
 import { newId } from '../../../../common/ids';
@@ -75,6 +76,17 @@ export class FilesService {
     await this.files.update(form.file.id, { state: 'uploaded', bytes: form.file.bytes });
     form.file.state = 'uploaded';
     return { file: form.file, fields: form.fields };
+  }
+
+  /**
+   * A file a tool made (code_interpreter's output files, purpose `assistants_output` as OpenAI names them),
+   * stored like an upload and owned by the calling tenant.
+   */
+  async createFrom(tenantId: string, filename: string, content: Buffer, purpose: string): Promise<FileDto> {
+    const incoming = { stream: Readable.from([content]), filename, mimeType: 'application/octet-stream' };
+    const file = await this.store(tenantId, incoming, purpose);
+    await this.files.update(file.id, { state: 'uploaded', bytes: file.bytes });
+    return present({ ...file, state: 'uploaded' });
   }
 
   private async store(tenantId: string, incoming: IncomingFile, purpose: string): Promise<FileEntity> {
