@@ -347,7 +347,7 @@ describe('code_interpreter at start-up', () => {
       }),
     ).rejects.toThrow(
       'builtins.code_interpreter.enabled is true but sandbox.runtime is off, so no code could run: set ' +
-        'sandbox.runtime to local, or builtins.code_interpreter.enabled to false',
+        'sandbox.runtime to local or kubernetes, or builtins.code_interpreter.enabled to false',
     );
   });
 });

@@ -22,7 +22,7 @@ describe('builtins.code_interpreter at start-up', () => {
     expect(() => settings({ enabled: true }, 'off')).toThrow(
       new ConfigError(
         'builtins.code_interpreter.enabled is true but sandbox.runtime is off, so no code could run: set ' +
-          'sandbox.runtime to local, or builtins.code_interpreter.enabled to false',
+          'sandbox.runtime to local or kubernetes, or builtins.code_interpreter.enabled to false',
       ),
     );
     expect(() => settings({ enabled: true, file: {} })).toThrow(/builtins\.code_interpreter/);

@@ -48,7 +48,7 @@ export function resolveCodeInterpreterSettings(config: {
   if (config.sandbox.runtime === 'off') {
     throw new ConfigError(
       'builtins.code_interpreter.enabled is true but sandbox.runtime is off, so no code could run: set ' +
-        'sandbox.runtime to local, or builtins.code_interpreter.enabled to false',
+        'sandbox.runtime to local or kubernetes, or builtins.code_interpreter.enabled to false',
     );
   }
   return {
