@@ -39,10 +39,10 @@ async function setUp() {
   // Every tool any training set below is drawn from; the folds leave some out.
   const training = trainingSetWithWriterRounds(() => false);
 
-  const textsOf = (tool: CorpusTool) => reviewedTexts(subjectOf(tool));
+  const encoded = (tool: CorpusTool) => ({ name: tool.name, texts: reviewedTexts(subjectOf(tool)) });
   const started = performance.now();
-  const evaluatedFeatures = await encoder.features(evaluated.map(textsOf));
-  const trainingFeatures = await encoder.features(training.map((t) => t.texts));
+  const evaluatedFeatures = await encoder.features(evaluated.map(encoded));
+  const trainingFeatures = await encoder.features(training);
   const featuresOf = new Map<CorpusTool, Float32Array>(evaluated.map((tool, i) => [tool, evaluatedFeatures[i]]));
   const rowOf = new Map<SourcedTrainingTool, Float32Array>(training.map((tool, i) => [tool, trainingFeatures[i]]));
   console.log(
@@ -60,8 +60,8 @@ async function setUp() {
   const logitOf = (head: CalibratedEncoder) => (tool: CorpusTool) => head.logit(featuresOf.get(tool)!);
   /** Training tools reduced the way the fold's sentence model's are: the same tools, by identity. */
   const foldRows = (fold: SourcedTrainingTool[]) => {
-    const kept = new Set(fold.map((t) => JSON.stringify(t.texts) + t.attack));
-    return rowsOf(training.filter((t) => kept.has(JSON.stringify(t.texts) + t.attack)));
+    const kept = new Set(fold.map((t) => t.name + JSON.stringify(t.texts) + t.attack));
+    return rowsOf(training.filter((t) => kept.has(t.name + JSON.stringify(t.texts) + t.attack)));
   };
   return { encoder, writers, heldOutBenign, unseenRounds, reviewScore, withEncoder, logitOf, rowsOf, foldRows };
 }

@@ -14,6 +14,7 @@ import { run as toolSearch } from './tool-search.bench';
 import { run as tracing } from './tracing.bench';
 import { run as responses } from './responses.bench';
 import { run as reviewHeldout } from './review-heldout.bench';
+import { run as reviewBlind } from './review-blind.bench';
 import { runFamilies as reviewEncoderFamilies, run as reviewEncoder } from './review-encoder.bench';
 import { run as reviewJudge } from './review-judge.bench';
 import { runFamilies as reviewWriterFamilies, run as reviewWriters } from './review-writers.bench';
@@ -37,6 +38,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   'tool-search': toolSearch,
   responses,
   'review-heldout': reviewHeldout,
+  'review-blind': reviewBlind,
   'review-encoder': reviewEncoder,
   'review-encoder-families': reviewEncoderFamilies,
   'review-judge': reviewJudge,
@@ -55,6 +57,7 @@ const WITHOUT_DATABASE = new Set([
   'output-scan',
   'redaction',
   'review-heldout',
+  'review-blind',
   'review-encoder',
   'review-encoder-families',
   'review-judge',

@@ -38,7 +38,7 @@ export function subjectOf(tool: CorpusTool): ReviewSubject {
 }
 
 export function trainingTool(tool: CorpusTool, attack: boolean): SourcedTrainingTool {
-  return { texts: reviewedTexts(subjectOf(tool)), attack, source: tool.source ?? 'attack' };
+  return { texts: reviewedTexts(subjectOf(tool)), attack, source: tool.source ?? 'attack', name: tool.name };
 }
 
 /**
@@ -103,6 +103,18 @@ export function writerRounds(): { attacks: CorpusTool[]; benign: CorpusTool[] } 
       source: tool.source ?? `writer:${tool.writer}`,
     })),
   );
+  return { attacks: tools.filter((tool) => tool.attack), benign: tools.filter((tool) => !tool.attack) };
+}
+
+/**
+ * Blind rounds (`blind-*.json`, entries as in the writer rounds): written by other hands after everything else,
+ * committed before their first score, and in no training set or tuning of any kind.
+ */
+export function blindRounds(): { attacks: CorpusTool[]; benign: CorpusTool[] } {
+  const tools = readdirSync(FIXTURES)
+    .filter((file) => /^blind-.*\.json$/.test(file))
+    .flatMap(loadCorpus)
+    .map((tool) => ({ ...tool, source: tool.source ?? `blind:${tool.writer}` }));
   return { attacks: tools.filter((tool) => tool.attack), benign: tools.filter((tool) => !tool.attack) };
 }
 

@@ -7,8 +7,13 @@ import { readingUnits } from '../../src/tools/catalog/review/model/sentence-mode
 
 /** Universal Sentence Encoder-lite's output width. */
 const WIDTH = 512;
-/** A tool's features: its whole text, and the element-wise max and mean over its sentences. */
-export const ENCODER_FEATURES = WIDTH * 3;
+/**
+ * A tool's features: its whole text, the element-wise max and mean over its sentences, its purpose (its name and
+ * first sentence), and how far its other sentences stray from that purpose (the least and the mean cosine
+ * similarity, and how many sentences there were): instructions about other tools or unrelated data are what a
+ * poisoned tool adds to an ordinary one.
+ */
+export const ENCODER_FEATURES = WIDTH * 4 + 3;
 /** Sentences embedded per tool: the description comes first, and a cap bounds the cost of a huge schema. */
 const MAX_SENTENCES = 32;
 /** The whole-text embedding reads this much of the tool's text. */
@@ -16,20 +21,43 @@ const WHOLE_TEXT_CHARS = 2_000;
 const BATCH = 64;
 
 const CACHE_DIR = join(__dirname, '../../../.cache/review-encoder');
-const CACHE_FILE = join(CACHE_DIR, 'use-lite-0.2.0.bin');
+const CACHE_FILE = join(CACHE_DIR, 'use-lite-0.2.0-purpose.bin');
 const KEY_BYTES = 32;
 
-/** What the encoder reads of a tool: at most MAX_SENTENCES sentences and the first characters of them all. */
-function unitsOf(texts: { text: string }[]): { sentences: string[]; whole: string } {
-  const sentences = texts.flatMap(({ text }) => readingUnits(text)).filter((s) => s.trim().length > 0);
-  const capped = sentences.slice(0, MAX_SENTENCES);
-  return { sentences: capped.length ? capped : [''], whole: capped.join(' ').slice(0, WHOLE_TEXT_CHARS) };
+/** A tool as the encoder reads it: its name and every text a model reads of it (description first). */
+export interface EncodedTool {
+  name: string;
+  texts: { text: string }[];
 }
 
-const keyOf = (texts: { text: string }[]) =>
+/** What the encoder reads of a tool: at most MAX_SENTENCES sentences, the first characters of them all, its purpose. */
+function unitsOf({ name, texts }: EncodedTool): { sentences: string[]; whole: string; purpose: string } {
+  const sentences = texts.flatMap(({ text }) => readingUnits(text)).filter((s) => s.trim().length > 0);
+  const capped = sentences.slice(0, MAX_SENTENCES);
+  const nameWords = name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[_\-.]+/g, ' ');
+  return {
+    sentences: capped.length ? capped : [''],
+    whole: capped.join(' ').slice(0, WHOLE_TEXT_CHARS),
+    purpose: `${nameWords}: ${capped[0] ?? ''}`,
+  };
+}
+
+const keyOf = ({ name, texts }: EncodedTool) =>
   createHash('sha256')
-    .update(JSON.stringify(texts.map((t) => t.text)))
+    .update(JSON.stringify([name, texts.map((t) => t.text)]))
     .digest();
+
+function cosine(a: number[], b: number[]): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i] * b[i];
+    na += a[i] * a[i];
+    nb += b[i] * b[i];
+  }
+  return dot / (Math.sqrt(na * nb) || 1);
+}
 
 /**
  * Tools embedded by Universal Sentence Encoder-lite (`@energetic-ai/embeddings`, the only pretrained sentence
@@ -56,17 +84,17 @@ export class ToolEncoder {
   }
 
   /** Features of every tool, in order, embedding those not cached yet. */
-  async features(tools: { text: string }[][]): Promise<Float32Array[]> {
-    const keys = tools.map((texts) => keyOf(texts).toString('hex'));
-    const missing = tools.map((texts, i) => ({ texts, key: keys[i] })).filter(({ key }) => !this.cache.has(key));
+  async features(tools: EncodedTool[]): Promise<Float32Array[]> {
+    const keys = tools.map((tool) => keyOf(tool).toString('hex'));
+    const missing = tools.map((tool, i) => ({ tool, key: keys[i] })).filter(({ key }) => !this.cache.has(key));
     if (missing.length) {
       if (!this.model) {
         this.spent.rssBefore = process.memoryUsage().rss;
         this.model = await initModel(modelSource);
       }
-      for (const { texts, key } of missing) {
+      for (const { tool, key } of missing) {
         const started = performance.now();
-        this.cache.set(key, await this.embed(texts));
+        this.cache.set(key, await this.embed(tool));
         this.spent.ms += performance.now() - started;
         this.spent.tools++;
         if (++this.dirty >= 500) this.save();
@@ -77,14 +105,19 @@ export class ToolEncoder {
     return keys.map((key) => this.cache.get(key)!);
   }
 
-  private async embed(texts: { text: string }[]): Promise<Float32Array> {
-    const { sentences, whole } = unitsOf(texts);
+  private async embed(tool: EncodedTool): Promise<Float32Array> {
+    const { sentences, whole, purpose } = unitsOf(tool);
     const vectors: number[][] = [];
     for (let i = 0; i < sentences.length; i += BATCH)
       vectors.push(...(await this.model!.embed(sentences.slice(i, i + BATCH))));
-    const [wholeVector] = await this.model!.embed([whole || ' ']);
+    const [wholeVector, purposeVector] = await this.model!.embed([whole || ' ', purpose]);
     const features = new Float32Array(ENCODER_FEATURES);
     features.set(wholeVector, 0);
+    features.set(purposeVector, 3 * WIDTH);
+    const strays = vectors.slice(1).map((v) => cosine(v, purposeVector));
+    features[4 * WIDTH] = strays.length ? Math.min(...strays) : 1;
+    features[4 * WIDTH + 1] = strays.length ? strays.reduce((a, b) => a + b, 0) / strays.length : 1;
+    features[4 * WIDTH + 2] = Math.log1p(sentences.length);
     for (let d = 0; d < WIDTH; d++) {
       let max = -Infinity;
       let sum = 0;

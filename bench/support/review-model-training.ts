@@ -189,6 +189,8 @@ function seeded(seed: number): () => number {
 /** A tool of the training data, with the server it came from (benign tools are held out by server). */
 export interface SourcedTrainingTool extends TrainingTool {
   source: string;
+  /** The tool's name (the sentence model does not read it; the encoder evaluation does). */
+  name: string;
 }
 
 /** Benign tools that reach the flag logit, and that reach the strong one (out of fold, see trainCalibrated). */
