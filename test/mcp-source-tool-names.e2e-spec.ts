@@ -4,6 +4,7 @@ import { bearer, startApp, TestApp } from './support/app';
 import { approvedTool, memberKey } from './support/catalog';
 import { expectError } from './support/errors';
 import { MutableMcpServer } from './support/mcp-servers';
+import { waitFor } from './support/wait';
 
 interface CatalogTool {
   id: string;
@@ -212,5 +213,45 @@ describe("MCP sources serving tools under their servers' own names (tool_names: 
     expectError(bad, 400, { code: 'invalid_value', param: 'tool_names' });
     const source = await t.http.get('/v1/tools/sources/mcp/refs').set(admin()).expect(200);
     expect(source.body.tool_names).toBe('upstream');
+  });
+});
+
+describe('tool_names on a trusted server from the config file', () => {
+  let t: TestApp;
+  let server: MutableMcpServer;
+
+  beforeAll(async () => {
+    server = await new MutableMcpServer().start();
+    offer(server, 'get_forecast', 'weather');
+    offer(server, 'web_search', 'weather');
+    t = await startApp('postgres', {
+      config: {
+        builtins: { file_search: { enabled: false } },
+        mcp_servers: [{ name: 'weather', url: server.url, tool_names: 'upstream' }],
+      },
+    });
+    await waitFor(
+      async () =>
+        (await t.http.get('/v1/tools?tag=weather').set(bearer(t.adminKey))).body.data.length === 2 &&
+        (await t.http.get('/v1/tools/sources/mcp/weather').set(bearer(t.adminKey))).body.last_discovery.status === 'ok',
+    );
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+    await server?.stop();
+  });
+
+  it('serves its tools under their own names, approved, except one named like a built-in that is off here', async () => {
+    const tools = (await t.http.get('/v1/tools?tag=weather').set(bearer(t.adminKey)).expect(200)).body
+      .data as CatalogTool[];
+    expect(tools.map((tool) => [tool.name, tool.source.tool_name, tool.security_status]).sort()).toEqual([
+      ['get_forecast', 'get_forecast', 'approved'],
+      ['weather-web-search', 'web_search', 'approved'],
+    ]);
+    const source = await t.http.get('/v1/tools/sources/mcp/weather').set(bearer(t.adminKey)).expect(200);
+    expect(source.body).toEqual(expect.objectContaining({ origin: 'config', tool_names: 'upstream' }));
+    expect(source.body.last_discovery.error).toContain(
+      "'web_search' as 'weather-web-search' (the name 'web_search' is reserved for a built-in tool or a gateway meta-tool)",
+    );
   });
 });
