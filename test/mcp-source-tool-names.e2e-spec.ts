@@ -214,6 +214,24 @@ describe("MCP sources serving tools under their servers' own names (tool_names: 
     const source = await t.http.get('/v1/tools/sources/mcp/refs').set(admin()).expect(200);
     expect(source.body.tool_names).toBe('upstream');
   });
+
+  it('gives a name wanted by two sources registered at the same moment to exactly one of them', async () => {
+    offer(other, 'race_probe', 'other');
+    const register = (name: string) =>
+      t.http
+        .post('/v1/tools/sources/mcp')
+        .set(admin())
+        .send({ name, url: other.url, tool_names: 'upstream' })
+        .expect(201);
+    const discoveries = (await Promise.all([register('race-a'), register('race-b')])).map(
+      (response) => response.body.discovery as { added: string[]; name_conflicts: { tool: string }[] },
+    );
+    const winners = discoveries.filter((discovery) => discovery.added.includes('race_probe'));
+    expect(winners).toHaveLength(1);
+    const loser = discoveries.find((discovery) => discovery !== winners[0])!;
+    expect(loser.name_conflicts.map((conflict) => conflict.tool).sort()).toEqual(['lookup_user', 'race_probe']);
+    expect((await catalog()).filter((tool) => tool.source.tool_name === 'race_probe')).toHaveLength(2);
+  });
 });
 
 describe('tool_names on a trusted server from the config file', () => {

@@ -127,6 +127,8 @@ export class McpDiscoveryService {
     const { result, changes } = await this.dataSource.transaction(async (manager) => {
       // Two replicas refreshing one source take turns; different sources proceed in parallel.
       await lockForTransaction(manager, AdvisoryLock.mcpSource, source.id);
+      // Sources serving their servers' own names may want the same name: one at a time, so the second sees the first.
+      if (source.toolNames === 'upstream') await lockForTransaction(manager, AdvisoryLock.mcpServedNames, 'upstream');
       return this.apply(manager, source, tools);
     });
     result.rejected = rejected;
