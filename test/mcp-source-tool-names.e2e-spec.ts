@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { bearer, startApp, TestApp } from './support/app';
-import { approvedTool, memberKey } from './support/catalog';
+import { approvedTool, memberKey, toolBody } from './support/catalog';
 import { expectError } from './support/errors';
 import { MutableMcpServer } from './support/mcp-servers';
 import { waitFor } from './support/wait';
@@ -41,7 +41,7 @@ describe("MCP sources serving tools under their servers' own names (tool_names: 
     (await catalog())
       .filter((tool) => tool.source.server_name === source)
       .map((tool) => ({ name: tool.name, tool_name: tool.source.tool_name }))
-      .sort((a, b) => a.tool_name!.localeCompare(b.tool_name!));
+      .sort((a, b) => (a.name < b.name ? -1 : 1));
   const refresh = async (source: string) =>
     (await t.http.post(`/v1/tools/sources/mcp/${source}/refresh`).set(admin()).expect(200)).body;
   const mcp = async (): Promise<Client> => {
@@ -60,7 +60,7 @@ describe("MCP sources serving tools under their servers' own names (tool_names: 
     memberToken = await memberKey(t, 'acme');
     refs = await new MutableMcpServer().start();
     other = await new MutableMcpServer().start();
-    for (const name of ['lookup_user', 'echo', 'call_tool', 'file_search', 'admin.tools.list'])
+    for (const name of ['lookup_user', 'Lookup-Order', 'echo', 'call_tool', 'file_search', 'admin.tools.list'])
       offer(refs, name, 'refs');
     offer(other, 'lookup_user', 'other');
     // A tool of the catalog that a server's tool of the same name must not shadow.
@@ -91,7 +91,14 @@ describe("MCP sources serving tools under their servers' own names (tool_names: 
       .expect(201);
     expect(created.body.tool_names).toBe('upstream');
     expect(created.body.discovery.added.sort()).toEqual(
-      ['lookup_user', 'refs-admin-tools-list', 'refs-call-tool', 'refs-echo', 'refs-file-search'].sort(),
+      [
+        'lookup_user',
+        'Lookup-Order',
+        'refs-admin-tools-list',
+        'refs-call-tool',
+        'refs-echo',
+        'refs-file-search',
+      ].sort(),
     );
     expect(created.body.discovery.name_conflicts).toEqual(
       expect.arrayContaining([
@@ -128,6 +135,10 @@ describe("MCP sources serving tools under their servers' own names (tool_names: 
     expect(byName.has('refs-echo')).toBe(true);
     expect([...byName.keys()]).not.toContain('call_tool');
 
+    // Names are unique ignoring case: a registration cannot take the lowercase twin of a served name.
+    const twin = await t.http.post('/v1/tools').set(admin()).send(toolBody('lookup-order'));
+    expectError(twin, 409, { code: 'name_taken', param: 'name', type: 'conflict_error' });
+
     const called = await (await mcp()).callTool({ name: 'lookup_user', arguments: { id: 'u-1' } });
     expect(called.content).toEqual([{ type: 'text', text: 'refs ran lookup_user for u-1' }]);
     const http = await t.http
@@ -160,7 +171,10 @@ describe("MCP sources serving tools under their servers' own names (tool_names: 
     const before = (await catalog()).find((tool) => tool.name === 'lookup_user')!;
     await t.http.put('/v1/tools/sources/mcp/refs').set(admin()).send({ tool_names: 'prefixed' }).expect(200);
     const refreshed = await refresh('refs');
-    expect(refreshed.renamed).toEqual([{ from: 'lookup_user', to: 'refs-lookup-user' }]);
+    expect(refreshed.renamed).toEqual([
+      { from: 'lookup_user', to: 'refs-lookup-user' },
+      { from: 'Lookup-Order', to: 'refs-lookup-order' },
+    ]);
     expect(refreshed.name_conflicts).toEqual([]);
     expect(refreshed.added).toEqual([]);
     expect(await ofSource('refs')).toEqual([
@@ -168,6 +182,7 @@ describe("MCP sources serving tools under their servers' own names (tool_names: 
       { name: 'refs-call-tool', tool_name: 'call_tool' },
       { name: 'refs-echo', tool_name: 'echo' },
       { name: 'refs-file-search', tool_name: 'file_search' },
+      { name: 'refs-lookup-order', tool_name: 'Lookup-Order' },
       { name: 'refs-lookup-user', tool_name: 'lookup_user' },
     ]);
     const after = (await catalog()).find((tool) => tool.name === 'refs-lookup-user')!;
@@ -193,10 +208,10 @@ describe("MCP sources serving tools under their servers' own names (tool_names: 
       .send({ name: 'other-lookup-user', arguments: {} });
     expectError(old, 400, { code: 'unknown_tool', param: 'name' });
 
-    // Back to upstream: lookup_user is now the other source's, so refs keeps its prefix and says why.
+    // Back to upstream: Lookup-Order takes its name again; lookup_user is now the other source's, so it stays prefixed.
     await t.http.put('/v1/tools/sources/mcp/refs').set(admin()).send({ tool_names: 'upstream' }).expect(200);
     const again = await refresh('refs');
-    expect(again.renamed).toEqual([]);
+    expect(again.renamed).toEqual([{ from: 'refs-lookup-order', to: 'Lookup-Order' }]);
     expect(again.name_conflicts).toEqual(
       expect.arrayContaining([
         {
