@@ -4,8 +4,10 @@ import { createServer, request, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startApp, TestApp } from './support/app';
+import { bearer, startApp, TestApp } from './support/app';
 import { memberKey } from './support/catalog';
+import { startConformanceToolsServer } from './support/conformance-tools-server';
+import type { RunningServer } from './support/mcp-servers';
 import { TEST_PROVIDERS } from './support/test-providers';
 
 const ROOT = join(__dirname, '..');
@@ -13,6 +15,16 @@ const CONFORMANCE_BIN = join(ROOT, 'node_modules/@modelcontextprotocol/conforman
 const BASELINE = join(__dirname, 'fixtures/conformance/expected-failures.yaml');
 /** The scenarios /mcp must pass whatever the baseline says. */
 const REQUIRED = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection'];
+/** The tool scenarios served by the reference tools, passed through the gateway from an MCP source. */
+const PASSED_THROUGH = [
+  'tools-call-simple-text',
+  'tools-call-image',
+  'tools-call-audio',
+  'tools-call-embedded-resource',
+  'tools-call-mixed-content',
+  'tools-call-error',
+  'tools-call-with-progress',
+];
 
 /**
  * The suite's client sends no credentials; this loopback hop adds the caller's bearer token and passes
@@ -47,6 +59,7 @@ interface Check {
 describe('MCP conformance suite (server mode) against /mcp', () => {
   let t: TestApp;
   let proxy: Server;
+  let reference: RunningServer;
   let output: string;
 
   beforeAll(async () => {
@@ -54,12 +67,30 @@ describe('MCP conformance suite (server mode) against /mcp', () => {
       providers: TEST_PROVIDERS,
       config: { builtins: { testkit: { enabled: true }, file_search: { enabled: false } } },
     });
+    // The suite calls its reference tools (test_simple_text, ...) by their own names: a source served unprefixed.
+    reference = await startConformanceToolsServer();
+    const source = await t.http
+      .post('/v1/tools/sources/mcp')
+      .set(bearer(t.adminKey))
+      .send({ name: 'conformance', url: reference.url, tool_names: 'upstream', default_security_status: 'approved' })
+      .expect(201);
+    expect(source.body.discovery).toEqual(
+      expect.objectContaining({ status: 'ok', tool_count: 8, rejected: [], name_conflicts: [] }),
+    );
+    const listed = await t.http.get('/v1/tools?tag=conformance&limit=100').set(bearer(t.adminKey)).expect(200);
+    expect(
+      (listed.body.data as { name: string; security_status: string }[])
+        .filter((tool) => tool.security_status === 'approved')
+        .map((tool) => tool.name)
+        .sort(),
+    ).toEqual([...source.body.discovery.added].sort());
     proxy = await credentialProxy(t.baseUrl, await memberKey(t, 'acme'));
     output = await mkdtemp(join(tmpdir(), 'toolgate-conformance-'));
   });
   afterAll(async () => {
     await new Promise((resolve) => proxy?.close(resolve));
     await t?.close();
+    await reference?.stop();
     await rm(output, { recursive: true, force: true });
   });
 
@@ -86,7 +117,7 @@ describe('MCP conformance suite (server mode) against /mcp', () => {
       const scenario = /^server-(.+)-\d{4}-\d{2}-\d{2}T[^/]*\/checks\.json$/.exec(entry)?.[1];
       if (scenario) results.set(scenario, JSON.parse(await readFile(join(output, entry), 'utf8')) as Check[]);
     }
-    for (const scenario of REQUIRED) {
+    for (const scenario of [...REQUIRED, ...PASSED_THROUGH]) {
       const checks = results.get(scenario);
       expect({
         scenario,

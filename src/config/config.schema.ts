@@ -553,6 +553,8 @@ export const configSchema = z
               .optional(),
             refresh_interval: duration().default(3_600_000),
             default_audit_level: z.enum(['none', 'basic', 'full']).default('basic'),
+            /** `upstream`: tools keep their server's names where no other tool holds them (else `<source>-<tool>`). */
+            tool_names: z.enum(['prefixed', 'upstream']).default('prefixed'),
           })
           .strict()
           .refine(

@@ -16,6 +16,8 @@ export const AdvisoryLock = {
   vectorTables: 7_301_008,
   /** Creating the built-in authorization server's signing key (auth.oauth.authorization_server). */
   oauthSigningKey: 7_301_009,
+  /** Two-key lock (this, hashtext('upstream')): discoveries that give tools their servers' own names, one at a time. */
+  mcpServedNames: 7_301_010,
 } as const;
 
 /**

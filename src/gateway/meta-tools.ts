@@ -1,5 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { argumentsJsonSchema } from '../tools/tool-arguments';
+import { CALL_TOOL, SEARCH_TOOLS } from '../tools/reserved-tool-names';
 import { callToolSchema, searchToolsSchema } from './meta-tool-arguments';
 
 /**
@@ -8,8 +9,7 @@ import { callToolSchema, searchToolsSchema } from './meta-tool-arguments';
  * While they are listed, a tools/call of either name means the meta-tool; a catalog tool of the same
  * name is still reachable through call_tool, which always dispatches to the catalog.
  */
-export const SEARCH_TOOLS = 'search_tools';
-export const CALL_TOOL = 'call_tool';
+export { CALL_TOOL, SEARCH_TOOLS };
 
 const SEARCH_TOOLS_INPUT = argumentsJsonSchema(searchToolsSchema) as Tool['inputSchema'];
 const CALL_TOOL_INPUT = argumentsJsonSchema(callToolSchema) as Tool['inputSchema'];

@@ -23,6 +23,8 @@ export interface InitialDecision {
 
 /** A discovered tool seen again: where it comes from now and, when it changed, its new definition. */
 export interface RediscoveredTool {
+  /** A new name for the entry (its source's naming changed, or a name it waited for came free); else it keeps its own. */
+  name?: string;
   source: McpServerOfTool;
   toolName: string;
   icons: McpToolIcon[] | null;
@@ -69,16 +71,21 @@ export class CatalogDiscovery {
     return entry;
   }
 
-  /** The entry is live again with its server's current source and icons; a changed definition is applied and assessed. */
+  /**
+   * The entry is live again with its server's current source, icons and name; a changed definition is applied and
+   * assessed. A new name needs no new review: the review already compared the server's name and the prefixed one.
+   */
   async refreshDiscovered(manager: EntityManager, entry: ToolEntity, seen: RediscoveredTool): Promise<void> {
     const wasStale = entry.stale;
+    const renamed = seen.name !== undefined && entry.name !== seen.name;
     entry.stale = false;
+    if (renamed) entry.name = seen.name!;
     entry.source = mcpToolSource(seen.source, seen.toolName);
     entry.icons = seen.icons;
     if (seen.changed) {
       applyDefinition(entry, seen.changed.definition, seen.now);
       this.reviews.assess(entry, seen.changed.otherNames);
-    } else if (wasStale) {
+    } else if (wasStale || renamed) {
       entry.updatedAt = seen.now;
     }
     await this.tools.save(entry, manager);

@@ -25,7 +25,7 @@ import { SsrfGuardedFetch } from './ssrf-guarded-fetch';
 import { McpHealth } from './mcp-health';
 import type { McpSourceEntity } from './mcp-source.entity';
 import { McpSourceRepository } from './mcp-source.repository';
-import { catalogName } from './mcp-tool-names';
+import { servedName, TakenNames } from './mcp-tool-names';
 import { toolIcons } from './mcp-tool-icons';
 import { catalogContentOf, contentOf } from './mcp-tool-content';
 
@@ -40,6 +40,16 @@ export interface DiscoveryResult {
   revived: string[];
   /** Tools of the server left out of the catalog, and why (too large, unsafe pattern); an existing entry turns stale. */
   rejected: RejectedTool[];
+  /** Entries whose name changed (the source's tool_names changed, or a name they waited for came free). */
+  renamed: { from: string; to: string }[];
+  /** With tool_names `upstream`: tools served under a prefixed name instead of their own, and why. */
+  name_conflicts: NameConflict[];
+}
+
+export interface NameConflict {
+  tool: string;
+  name: string;
+  reason: string;
 }
 
 interface SchemaChange {
@@ -88,7 +98,17 @@ export class McpDiscoveryService {
   }
 
   async discover(source: McpSourceEntity): Promise<DiscoveryResult> {
-    const empty = { source: source.name, tool_count: 0, added: [], changed: [], stale: [], revived: [], rejected: [] };
+    const empty = {
+      source: source.name,
+      tool_count: 0,
+      added: [],
+      changed: [],
+      stale: [],
+      revived: [],
+      rejected: [],
+      renamed: [],
+      name_conflicts: [],
+    };
     let offered: unknown[];
     const timeoutMs = this.config.mcp.discovery_timeout;
     try {
@@ -107,10 +127,16 @@ export class McpDiscoveryService {
     const { result, changes } = await this.dataSource.transaction(async (manager) => {
       // Two replicas refreshing one source take turns; different sources proceed in parallel.
       await lockForTransaction(manager, AdvisoryLock.mcpSource, source.id);
+      // Sources serving their servers' own names may want the same name: one at a time, so the second sees the first.
+      if (source.toolNames === 'upstream') await lockForTransaction(manager, AdvisoryLock.mcpServedNames, 'upstream');
       return this.apply(manager, source, tools);
     });
     result.rejected = rejected;
-    await this.recordSource(source, 'ok', rejectionSummary(rejected), tools.length);
+    for (const conflict of result.name_conflicts)
+      this.logger.warn(
+        `MCP source '${source.name}': tool '${conflict.tool}' served as '${conflict.name}': ${conflict.reason}`,
+      );
+    await this.recordSource(source, 'ok', discoverySummary(rejected, result.name_conflicts), tools.length);
     this.health.recordDiscovery(source.name, true);
     await this.state.changed();
     // New and changed definitions, and those the judge failed on before, go to the judge (when configured).
@@ -194,7 +220,7 @@ export class McpDiscoveryService {
     const all = await this.catalog.entries(manager);
     // Only what this discovery created: an admin's own entry for the same upstream tool keeps its definition.
     const mine = new Map(all.filter((t) => isDiscoveredOn(t, source.name)).map((t) => [t.source.tool_name!, t]));
-    const taken = new Set(all.map((t) => t.name));
+    const taken = new TakenNames(all.map((t) => t.name));
     const otherNames = toolsOutsideServer(source.name, all);
     const result: DiscoveryResult = {
       source: source.name,
@@ -205,6 +231,8 @@ export class McpDiscoveryService {
       stale: [],
       revived: [],
       rejected: [],
+      renamed: [],
+      name_conflicts: [],
     };
     const changes: SchemaChange[] = [];
     const trusted = source.origin === 'config';
@@ -215,9 +243,14 @@ export class McpDiscoveryService {
       seen.add(tool.name);
       const content = contentOf(tool);
       const existing = mine.get(tool.name);
+      const { name, conflict } = servedName(source.name, tool.name, source.toolNames, existing?.name, taken);
+      if (conflict) result.name_conflicts.push({ tool: tool.name, name, reason: conflict });
+      if (existing && existing.name !== name) {
+        taken.delete(existing.name);
+        result.renamed.push({ from: existing.name, to: name });
+      }
+      taken.add(name);
       if (!existing) {
-        const name = catalogName(source.name, tool.name, taken);
-        taken.add(name);
         await this.catalog.registerDiscovered(
           manager,
           {
@@ -247,6 +280,7 @@ export class McpDiscoveryService {
         ([field]) => canonical(content[field] ?? null) !== canonical(before[field] ?? null),
       ).map(([, label]) => label);
       await this.catalog.refreshDiscovered(manager, existing, {
+        name,
         source,
         toolName: tool.name,
         icons: toolIcons(tool.icons),
@@ -337,12 +371,23 @@ export class McpDiscoveryService {
   }
 }
 
-/** Kept as the source's last discovery error, so that the refusal is visible after a scheduled refresh too. */
-function rejectionSummary(rejected: RejectedTool[]): string | null {
-  if (rejected.length === 0) return null;
-  const listed = rejected.slice(0, 10).map((r) => `'${r.tool}' (${r.message})`);
-  const more = rejected.length > 10 ? `, and ${rejected.length - 10} more` : '';
-  return `${rejected.length} tool(s) left out: ${listed.join('; ')}${more}`;
+/**
+ * Kept as the source's last discovery error, so that refusals and names not served as asked are visible after a
+ * scheduled refresh too.
+ */
+function discoverySummary(rejected: RejectedTool[], conflicts: NameConflict[]): string | null {
+  const parts = [
+    summary(rejected, 'left out', (r) => `'${r.tool}' (${r.message})`),
+    summary(conflicts, 'served under a prefixed name', (c) => `'${c.tool}' as '${c.name}' (${c.reason})`),
+  ].filter((part) => part !== null);
+  return parts.length ? parts.join('. ') : null;
+}
+
+function summary<T>(items: T[], what: string, describe: (item: T) => string): string | null {
+  if (items.length === 0) return null;
+  const listed = items.slice(0, 10).map(describe);
+  const more = items.length > 10 ? `, and ${items.length - 10} more` : '';
+  return `${items.length} tool(s) ${what}: ${listed.join('; ')}${more}`;
 }
 
 /** Old (what was approved) against the current definition; `fields` names what differs between the two. */

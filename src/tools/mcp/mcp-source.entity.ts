@@ -1,5 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { AuditLevel, SecurityStatus } from '../catalog/catalog.types';
+import type { ToolNaming } from './mcp-tool-names';
 
 export type McpTransport = 'auto' | 'streamable_http' | 'sse' | 'stdio';
 
@@ -62,6 +63,10 @@ export class McpSourceEntity {
 
   @Column({ name: 'default_audit_level', type: 'varchar' })
   defaultAuditLevel: AuditLevel;
+
+  /** `upstream` serves the tools under their servers' own names where no other tool holds them (mcp-tool-names.ts). */
+  @Column({ name: 'tool_names', type: 'varchar' })
+  toolNames: ToolNaming;
 
   @Column({ name: 'last_discovery_at', type: 'timestamptz', precision: 3, nullable: true })
   lastDiscoveryAt: Date | null;

@@ -113,7 +113,10 @@ export class McpSourcesController {
 
   @Post(':name/refresh')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Discover the source now (admin): added, changed, stale, revived and rejected tools' })
+  @ApiOperation({
+    summary:
+      'Discover the source now (admin): added, changed, stale, revived and rejected tools, renamed entries, and name_conflicts (tool_names: upstream)',
+  })
   @ApiErrors(404)
   async refresh(@Param('name') name: string) {
     return this.discovery.discover(await this.sources.get(name));

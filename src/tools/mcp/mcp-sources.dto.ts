@@ -2,9 +2,14 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsOptional, IsString, Matches, MaxLength, ValidateNested } from 'class-validator';
 import { AUDIT_LEVELS, SECURITY_STATUSES, type AuditLevel, type SecurityStatus } from '../catalog/catalog.types';
+import { TOOL_NAMINGS, type ToolNaming } from './mcp-tool-names';
 
 export const SOURCE_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
 const DURATION = /^[1-9][0-9]*(ms|s|m|h|d)$/;
+const TOOL_NAMES_DESCRIPTION =
+  'prefixed: tools are named `<source>-<tool>`. upstream: each tool keeps its server\'s name (1-64 letters, digits, "_" or "-") ' +
+  'unless that name is reserved (search_tools, call_tool, built-in tools) or held by another catalog tool: such a tool ' +
+  'stays prefixed and the discovery lists it in `name_conflicts` with the reason. A change renames the tools on the next refresh.';
 
 export class McpAuthDto {
   @ApiProperty({ enum: ['none', 'api_key', 'bearer'], example: 'api_key' })
@@ -63,6 +68,16 @@ class McpSourceFieldsDto {
   default_audit_level?: AuditLevel;
 
   @ApiPropertyOptional({
+    enum: TOOL_NAMINGS,
+    default: 'prefixed',
+    example: 'upstream',
+    description: TOOL_NAMES_DESCRIPTION,
+  })
+  @IsOptional()
+  @IsIn(TOOL_NAMINGS, { message: `tool_names must be one of: ${TOOL_NAMINGS.join(', ')}` })
+  tool_names?: ToolNaming;
+
+  @ApiPropertyOptional({
     enum: ['auto', 'streamable_http', 'sse'],
     default: 'auto',
     description: 'auto tries Streamable HTTP, then legacy SSE.',
@@ -104,6 +119,7 @@ export class McpSourceDto {
   @ApiProperty({ example: '1h' }) refresh_interval: string;
   @ApiProperty({ enum: SECURITY_STATUSES }) default_security_status: string;
   @ApiProperty({ enum: AUDIT_LEVELS }) default_audit_level: string;
+  @ApiProperty({ enum: TOOL_NAMINGS, example: 'prefixed', description: TOOL_NAMES_DESCRIPTION }) tool_names: string;
   @ApiProperty({ example: { at: '2026-02-22T10:00:00.000Z', status: 'ok', error: null, tool_count: 12 } })
   last_discovery: { at: string | null; status: string | null; error: string | null; tool_count: number | null };
   @ApiProperty() created_at: string;

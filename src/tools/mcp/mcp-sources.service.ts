@@ -80,6 +80,7 @@ export class McpSourcesService implements OnApplicationBootstrap {
         refreshIntervalMs: server.refresh_interval,
         defaultSecurityStatus: 'approved' as const,
         defaultAuditLevel: server.default_audit_level,
+        toolNames: server.tool_names,
       };
       const changed = !existing || JSON.stringify({ ...pick(existing, fields) }) !== JSON.stringify(fields);
       if (!changed) continue;
@@ -119,6 +120,7 @@ export class McpSourcesService implements OnApplicationBootstrap {
       refreshIntervalMs: refreshMs(input.refresh_interval),
       defaultSecurityStatus: input.default_security_status ?? 'unreviewed',
       defaultAuditLevel: input.default_audit_level ?? 'basic',
+      toolNames: input.tool_names ?? 'prefixed',
       lastDiscoveryAt: null,
       lastDiscoveryStatus: null,
       lastDiscoveryError: null,
@@ -166,6 +168,7 @@ export class McpSourcesService implements OnApplicationBootstrap {
       }),
       ...(input.default_security_status !== undefined && { defaultSecurityStatus: input.default_security_status }),
       ...(input.default_audit_level !== undefined && { defaultAuditLevel: input.default_audit_level }),
+      ...(input.tool_names !== undefined && { toolNames: input.tool_names }),
       updatedAt: this.clock.now(),
     });
     await this.dataSource.transaction(async (manager) => {
@@ -266,6 +269,7 @@ export function presentSource(source: McpSourceEntity): McpSourceDto {
     refresh_interval: ms(source.refreshIntervalMs),
     default_security_status: source.defaultSecurityStatus,
     default_audit_level: source.defaultAuditLevel,
+    tool_names: source.toolNames,
     last_discovery: {
       at: source.lastDiscoveryAt?.toISOString() ?? null,
       status: source.lastDiscoveryStatus,
