@@ -2,6 +2,7 @@ import { autoReviewWithout, reviewedTexts } from '../src/tools/catalog/auto-revi
 import { SentenceModel } from '../src/tools/catalog/review/model/sentence-model';
 import {
   type CorpusTool,
+  blindRounds,
   HELDOUT_ATTACKS,
   HELDOUT_BENIGN_HANDWRITTEN,
   HELDOUT_BENIGN_SERVERS,
@@ -33,9 +34,17 @@ async function setUp() {
   const encoder = new ToolEncoder();
   const { catalogFor } = reviewCatalog();
   const writers = writerRounds();
+  const blind = blindRounds();
   const heldOutBenign = [...HELDOUT_BENIGN_SERVERS, ...HELDOUT_BENIGN_HANDWRITTEN].flatMap(loadCorpus);
   const unseenRounds = HELDOUT_ATTACKS.flatMap(loadCorpus);
-  const evaluated = [...writers.attacks, ...writers.benign, ...heldOutBenign, ...unseenRounds];
+  const evaluated = [
+    ...writers.attacks,
+    ...writers.benign,
+    ...heldOutBenign,
+    ...unseenRounds,
+    ...blind.attacks,
+    ...blind.benign,
+  ];
   // Every tool any training set below is drawn from; the folds leave some out.
   const training = trainingSetWithWriterRounds(() => false);
 
@@ -63,7 +72,7 @@ async function setUp() {
     const kept = new Set(fold.map((t) => t.name + JSON.stringify(t.texts) + t.attack));
     return rowsOf(training.filter((t) => kept.has(t.name + JSON.stringify(t.texts) + t.attack)));
   };
-  return { encoder, writers, heldOutBenign, unseenRounds, reviewScore, withEncoder, logitOf, rowsOf, foldRows };
+  return { encoder, writers, blind, heldOutBenign, unseenRounds, reviewScore, withEncoder, logitOf, rowsOf, foldRows };
 }
 
 /**
@@ -95,6 +104,45 @@ export async function run(): Promise<void> {
     )}   ` + `at 3% FP ${detectionAtFpOfSuspicion(s.unseenRounds.map(logit), s.heldOutBenign.map(logit))}`,
   );
 
+  console.log(
+    '\n  Blind rounds (blind-*.json: never trained or tuned on), benign side held-out tools and their counter-examples',
+  );
+  compare('blind-*.json', s.blind.attacks, [...s.heldOutBenign, ...s.blind.benign], {
+    review: review,
+    'review + encoder': s.withEncoder(review, head),
+  });
+  for (const family of [...new Set(s.blind.attacks.map((t) => t.family!))])
+    compare(
+      `  ${family}`,
+      s.blind.attacks.filter((t) => t.family === family),
+      [...s.heldOutBenign, ...s.blind.benign],
+      { review: review, 'review + encoder': s.withEncoder(review, head) },
+    );
+  const blindLogits = {
+    attacks: s.blind.attacks.map(logit),
+    benign: [...s.heldOutBenign, ...s.blind.benign].map(logit),
+  };
+  console.log(
+    `      ${'encoder alone'.padEnd(22)} AUC ${fixed(
+      auc(
+        blindLogits.attacks.map((z) => -z),
+        blindLogits.benign.map((z) => -z),
+      ),
+    )}   ` + `at 3% FP ${detectionAtFpOfSuspicion(blindLogits.attacks, blindLogits.benign)}`,
+  );
+  console.log(
+    `\n  Encoder cost: ${s.encoder.spent.tools ? `${(s.encoder.spent.ms / s.encoder.spent.tools).toFixed(0)} ms a tool over ${s.encoder.spent.tools} tools, ` : ''}` +
+      `resident memory ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MB with the model loaded`,
+  );
+}
+
+/**
+ * Leave one writer out over the writer rounds (`npm run bench review-encoder-writers`): sentence model and head both
+ * trained without that writer, reviewing the writer's round against the held-out benign tools and the writer's
+ * counter-examples.
+ */
+export async function runWriters(): Promise<void> {
+  const s = await setUp();
   console.log('\n  Leave one writer out: sentence model and encoder head trained without the writer');
   const pooled: Record<string, { attacks: number[]; benign: number[] }> = {
     review: { attacks: [], benign: [] },

@@ -15,7 +15,11 @@ import { run as tracing } from './tracing.bench';
 import { run as responses } from './responses.bench';
 import { run as reviewHeldout } from './review-heldout.bench';
 import { run as reviewBlind } from './review-blind.bench';
-import { runFamilies as reviewEncoderFamilies, run as reviewEncoder } from './review-encoder.bench';
+import {
+  runFamilies as reviewEncoderFamilies,
+  run as reviewEncoder,
+  runWriters as reviewEncoderWriters,
+} from './review-encoder.bench';
 import { run as reviewJudge } from './review-judge.bench';
 import { runFamilies as reviewWriterFamilies, run as reviewWriters } from './review-writers.bench';
 import { run as untrustedInput } from './untrusted-input.bench';
@@ -40,6 +44,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   'review-heldout': reviewHeldout,
   'review-blind': reviewBlind,
   'review-encoder': reviewEncoder,
+  'review-encoder-writers': reviewEncoderWriters,
   'review-encoder-families': reviewEncoderFamilies,
   'review-judge': reviewJudge,
   'review-writers': reviewWriters,
@@ -59,6 +64,7 @@ const WITHOUT_DATABASE = new Set([
   'review-heldout',
   'review-blind',
   'review-encoder',
+  'review-encoder-writers',
   'review-encoder-families',
   'review-judge',
   'review-writers',
