@@ -32,15 +32,19 @@ export interface EncodedTool {
 
 /** What the encoder reads of a tool: at most MAX_SENTENCES sentences, the first characters of them all, its purpose. */
 function unitsOf({ name, texts }: EncodedTool): { sentences: string[]; whole: string; purpose: string } {
-  const sentences = texts.flatMap(({ text }) => readingUnits(text)).filter((s) => s.trim().length > 0);
+  // The tokenizer gives an empty string (or one of punctuation alone) no token, which the model cannot take.
+  const sentences = texts.flatMap(({ text }) => readingUnits(text)).filter((s) => /[\p{L}\p{N}]/u.test(s));
   const capped = sentences.slice(0, MAX_SENTENCES);
   const nameWords = name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[_\-.]+/g, ' ');
   return {
-    sentences: capped.length ? capped : [''],
+    sentences: capped.length ? capped : [NO_TEXT],
     whole: capped.join(' ').slice(0, WHOLE_TEXT_CHARS),
-    purpose: `${nameWords}: ${capped[0] ?? ''}`,
+    purpose: `${nameWords}: ${capped[0] ?? NO_TEXT}`,
   };
 }
+
+/** What stands for a tool without any text. */
+const NO_TEXT = 'no description';
 
 const keyOf = ({ name, texts }: EncodedTool) =>
   createHash('sha256')
@@ -109,8 +113,9 @@ export class ToolEncoder {
     const { sentences, whole, purpose } = unitsOf(tool);
     const vectors: number[][] = [];
     for (let i = 0; i < sentences.length; i += BATCH)
-      vectors.push(...(await this.model!.embed(sentences.slice(i, i + BATCH))));
-    const [wholeVector, purposeVector] = await this.model!.embed([whole || ' ', purpose]);
+      vectors.push(...(await this.embedSome(sentences.slice(i, i + BATCH))));
+    if (!vectors.length) vectors.push(...(await this.model!.embed([NO_TEXT])));
+    const [wholeVector, purposeVector] = await this.model!.embed([whole || NO_TEXT, purpose]);
     const features = new Float32Array(ENCODER_FEATURES);
     features.set(wholeVector, 0);
     features.set(purposeVector, 3 * WIDTH);
@@ -129,6 +134,23 @@ export class ToolEncoder {
       features[2 * WIDTH + d] = sum / vectors.length;
     }
     return features;
+  }
+
+  /** Sentences embedded together, or one by one leaving out any the tokenizer finds no token in. */
+  private async embedSome(sentences: string[]): Promise<number[][]> {
+    try {
+      return await this.model!.embed(sentences);
+    } catch {
+      const vectors: number[][] = [];
+      for (const sentence of sentences) {
+        try {
+          vectors.push(await this.model!.embed(sentence));
+        } catch {
+          // no token: nothing to read
+        }
+      }
+      return vectors;
+    }
   }
 
   private save(): void {

@@ -61,7 +61,7 @@ export class ToolSourceDto {
   @ApiPropertyOptional({
     example: 'python',
     description:
-      'sandbox: the prepared environment the entrypoint runs in (local runtime: a name of sandbox.local.templates, whose directory is mounted read-only at /template).',
+      'sandbox: the prepared environment the entrypoint runs in (local runtime: a name of sandbox.local.templates, whose directory is mounted read-only at /template; kubernetes runtime: a name of sandbox.kubernetes.templates, resolved to its SandboxTemplate or warm pool).',
   })
   @IsOptional()
   @IsString()
