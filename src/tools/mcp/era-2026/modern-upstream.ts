@@ -11,8 +11,8 @@ const MAX_ERROR_BODY_BYTES = 65_536;
 
 export interface ModernUpstreamOptions {
   url: string;
-  /** The source's auth and the calling tenant's credential. */
-  headers: Record<string, string>;
+  /** The source's auth and the calling tenant's credential, read for each request (a secret file may rotate). */
+  headers: () => Record<string, string>;
   /** The SSRF-guarded fetch (with trace propagation) every request goes through. */
   fetch: FetchLike;
   /** Largest message (a JSON answer, one event of a stream) read from the server (mcp.max_result_bytes). */
@@ -102,7 +102,7 @@ export class ModernUpstream {
     const response = await this.options.fetch(this.options.url, {
       method: 'POST',
       headers: {
-        ...this.options.headers,
+        ...this.options.headers(),
         ...options.headers,
         'Content-Type': 'application/json',
         Accept: 'application/json, text/event-stream',

@@ -28,7 +28,8 @@ const MAX_CLIENTS = 10_000;
  */
 @Injectable()
 export class UpstreamEras {
-  private readonly eras = new Map<string, Promise<SourceEra>>();
+  /** Per source id: the era probed for the source as it was then (an edited source is probed again). */
+  private readonly eras = new Map<string, { version: number; era: Promise<SourceEra> }>();
   private readonly clients = new TtlCache<string, ModernUpstream>(Infinity, MAX_CLIENTS);
 
   constructor(
@@ -46,19 +47,19 @@ export class UpstreamEras {
 
   /** Forgets what was learnt of the source: the next request probes it again. */
   forget(source: McpSourceEntity): void {
-    this.eras.delete(sourceKey(source));
+    this.eras.delete(source.id);
   }
 
   private eraOf(source: McpSourceEntity): Promise<SourceEra> {
     if (source.transport === 'stdio' || source.transport === 'sse' || !source.url) return Promise.resolve('legacy');
-    const key = sourceKey(source);
-    const known = this.eras.get(key);
-    if (known) return known;
+    const version = source.updatedAt.getTime();
+    const known = this.eras.get(source.id);
+    if (known?.version === version) return known.era;
     const probe = this.probe(source);
-    this.eras.set(key, probe);
+    this.eras.set(source.id, { version, era: probe });
     // An unreachable server decides nothing: the next request asks again.
     probe.catch(() => {
-      if (this.eras.get(key) === probe) this.eras.delete(key);
+      if (this.eras.get(source.id)?.era === probe) this.eras.delete(source.id);
     });
     return probe;
   }
@@ -94,7 +95,7 @@ export class UpstreamEras {
     if (known) return known;
     const client = new ModernUpstream(source.name, {
       url: source.url!,
-      headers: this.pool.headersFor(source, credential),
+      headers: () => this.pool.headersFor(source, credential),
       // Each request carries the trace context active when it is sent (the call's span).
       fetch: this.tracing.propagatingFetch(this.guardedFetch.fetch),
       maxMessageBytes: this.config.mcp.max_result_bytes,
