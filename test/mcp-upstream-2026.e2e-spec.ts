@@ -1,5 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { bearer, startApp, TestApp } from './support/app';
 import { memberKey, review } from './support/catalog';
 import { Answer, Mcp2026Client } from './support/mcp-2026-client';
@@ -40,6 +42,30 @@ function greet(request: ToolRequest) {
       requestState: UPSTREAM_STATE,
     },
   };
+}
+
+/** One URL in front of two servers, sent on to whichever `target` names: a server replaced by another. */
+async function switchingProxy(initial: string) {
+  const proxy = { target: new URL(initial), url: '', stop: async () => undefined as void };
+  const server = createServer((incoming, outgoing) => {
+    const forwarded = httpRequest(
+      proxy.target,
+      { method: incoming.method, headers: { ...incoming.headers, host: proxy.target.host } },
+      (answer) => {
+        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(outgoing);
+      },
+    );
+    forwarded.on('error', () => outgoing.destroy());
+    incoming.pipe(forwarded);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+  proxy.stop = async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  };
+  return proxy;
 }
 
 const result = (answer: Answer) => {
@@ -325,6 +351,46 @@ describe('MCP sources speaking 2026-07-28 upstream, and the relay of their input
       .send({ name: 'modern-weather', arguments: { region: 'Basel' } })
       .expect(200);
     expect(after.body.status).toBe('completed');
+  });
+
+  it('asks the era again when a 2026-07-28 request is refused unread, and sends the call in the era found', async () => {
+    const forecast = {
+      name: 'forecast',
+      description: 'Tomorrow, in one word.',
+      inputSchema: { type: 'object' as const, properties: { city: { type: 'string' } } },
+    };
+    const before = await new Mcp2026Server().start();
+    before.setTool({
+      definition: forecast,
+      run: () => ({ result: { resultType: 'complete', content: [{ type: 'text', text: 'modern: rain' }] } }),
+    });
+    const after = await new MutableMcpServer().start();
+    after.setTool({ definition: forecast, run: () => ({ text: 'legacy: rain' }) });
+    const proxy = await switchingProxy(before.url);
+    try {
+      await t.http
+        .post('/v1/tools/sources/mcp')
+        .set(bearer(t.adminKey))
+        .send({ name: 'moving', url: proxy.url })
+        .expect(201);
+      await approveAll('moving');
+      const call = () =>
+        t.http
+          .post('/v1/tool_calls')
+          .set(bearer(keys.acme))
+          .send({ name: 'moving-forecast', arguments: {} })
+          .expect(200);
+      expect((await call()).body.output).toEqual({ content: [{ type: 'text', text: 'modern: rain' }] });
+      // The server behind the URL is replaced by a 2025-only one, which refuses a request without a session.
+      proxy.target = new URL(after.url);
+      expect((await call()).body.output).toEqual({ content: [{ type: 'text', text: 'legacy: rain' }] });
+      expect(after.received).toHaveLength(1);
+      expect(before.calls('forecast')).toHaveLength(1);
+    } finally {
+      await proxy.stop();
+      await before.stop();
+      await after.stop();
+    }
   });
 
   it('falls back to the SDK path for a 2025-only server, after a refresh probes it again too', async () => {

@@ -110,7 +110,7 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
     }
 
     if (tool.source.type === 'function') {
-      return this.reject(identity, tool, rawArguments, toolCall, 'refused', {
+      return this.reject(identity, tool, rawArguments, toolCall, 'refused', record, {
         status: 'invalid',
         message: `Tool '${tool.name}' is a function tool: the client executes it, so it cannot be run here`,
         param: 'name',
@@ -119,7 +119,9 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
     }
     const args = this.validArguments(tool, rawArguments);
     if ('invalid' in args)
-      return args.audited ? this.reject(identity, tool, rawArguments, toolCall, 'invalid', args.invalid) : args.invalid;
+      return args.audited
+        ? this.reject(identity, tool, rawArguments, toolCall, 'invalid', record, args.invalid)
+        : args.invalid;
 
     const guarded = { identity, tool, arguments: args.value, chain: chainOf(identity, request) };
     const verdict = await this.guard?.checkArguments(guarded);
@@ -131,8 +133,9 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
     const auditedArguments = verdict ? verdict.audited : args.value;
     const findings = verdict ? [...verdict.findings] : [];
 
-    // Last, so that only a call that is going to run takes a slot; a retry is the same call, counted once.
-    if (!resume) {
+    // Last, so that only a call that is going to run takes a slot. A retry is the same call, counted once, where
+    // its record shows the state spent; an unaudited tool's retry has none and counts as a call of its own.
+    if (resume?.auditRecord === undefined) {
       const slot = await this.policy.takeRateLimitSlot(identity, tool);
       if (!slot.allowed) return this.refuse(identity, tool, auditedArguments, toolCall, slot, findings);
     }
@@ -449,10 +452,13 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
     args: unknown,
     toolCall: ToolCallObject,
     rejection: CallRejection,
+    resumedRecord: string | undefined,
     invalid: Invalid,
   ): Promise<CallResult> {
     const failed = finish(toolCall, 'failed', null, { code: invalid.code, message: invalid.message });
-    await this.audit?.record({ identity, tool, arguments: args, toolCall: failed, rejection });
+    const outcome = { identity, tool, arguments: args, toolCall: failed, rejection };
+    if (resumedRecord !== undefined) await this.audit?.finish(resumedRecord, outcome);
+    else await this.audit?.record(outcome);
     return invalid;
   }
 }
