@@ -2,7 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { Clock } from '../../common/clock';
 import type { Identity } from '../../tenancy/request-context';
 import { encryptionKey, KeyRing } from '../catalog/credentials/credential-cipher';
-import { RESUMPTION_TTL_MS, ResumptionRefused, ResumptionSeal } from './resumption-seal';
+import type { AppConfig } from '../../config/app-config';
+import { ResumptionRefused, ResumptionSeal } from './resumption-seal';
+
+const TTL_MS = 600_000;
+const config = { gateway: { input_request_ttl: TTL_MS } } as AppConfig;
 
 const resumption = {
   toolCall: { id: 'call_1', call_id: 'call_1', created_at: 1 },
@@ -27,7 +31,7 @@ class SteppedClock extends Clock {
 describe('ResumptionSeal', () => {
   const clock = new SteppedClock();
   const oldKey = encryptionKey(randomBytes(32));
-  const seal = new ResumptionSeal(new KeyRing(encryptionKey(randomBytes(32)), [oldKey]), clock);
+  const seal = new ResumptionSeal(new KeyRing(encryptionKey(randomBytes(32)), [oldKey]), clock, config);
 
   it('opens what it sealed for the same caller, tool and arguments (in any key order), hiding the upstream state', () => {
     const state = seal.seal(resumption, binding);
@@ -36,7 +40,7 @@ describe('ResumptionSeal', () => {
   });
 
   it('still opens a state sealed under a key since rotated out', () => {
-    const before = new ResumptionSeal(new KeyRing(oldKey), clock).seal(resumption, binding);
+    const before = new ResumptionSeal(new KeyRing(oldKey), clock, config).seal(resumption, binding);
     expect(seal.open(before, binding)).toEqual(resumption);
   });
 
@@ -55,7 +59,9 @@ describe('ResumptionSeal', () => {
     const flipped = state.slice(0, -2) + (state.endsWith('AA') ? 'BB' : 'AA');
     for (const bad of [flipped, state.slice(0, -10), 'upstream secret state', 'tgrs1.unknown.AAAA', `${state}.x`])
       expect(() => seal.open(bad, binding)).toThrow(ResumptionRefused);
-    clock.advance(RESUMPTION_TTL_MS);
+    clock.advance(TTL_MS - 1);
+    expect(seal.open(state, binding)).toEqual(resumption);
+    clock.advance(1);
     expect(() => seal.open(state, binding)).toThrow(/expired/);
   });
 });

@@ -1,13 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import { Clock } from '../../common/clock';
+import { AppConfig } from '../../config/app-config';
 import type { Identity } from '../../tenancy/request-context';
 import { canonical } from '../catalog/content-hash';
 import { EncryptionKey, IV_BYTES, KeyRing, TAG_BYTES } from '../catalog/credentials/credential-cipher';
 import type { Resumption } from './call-result';
 
-/** How long a client has to answer a tool's input requests before its retry is refused. */
-export const RESUMPTION_TTL_MS = 10 * 60_000;
 /** A sealed state longer than this was not made here (the tool's own state is bounded below it). */
 const MAX_SEALED_CHARS = 200_000;
 const PREFIX = 'tgrs1';
@@ -29,24 +28,30 @@ export class ResumptionRefused extends Error {}
  * it wraps the upstream tool's own state together with what the retry needs (the call, its audit record, the
  * rounds so far), sealed with AES-256-GCM under a key derived from the credential encryption key (every
  * replica has it; a rotated-out key still opens states it sealed), and bound through the authenticated data to
- * tenant, principal, agent profile and tool, and inside to a digest of the arguments and an expiry. A client
+ * tenant, principal, agent profile and tool, and inside to a digest of the arguments and an expiry
+ * (`gateway.input_request_ttl`). A client
  * can neither read the upstream's state nor alter or move any of it.
  */
 @Injectable()
 export class ResumptionSeal {
   private readonly derived = new Map<string, Buffer>();
+  /** How long a client has to answer the tool's input requests (gateway.input_request_ttl). */
+  private readonly ttlMs: number;
 
   constructor(
     private readonly keys: KeyRing,
     private readonly clock: Clock,
-  ) {}
+    config: AppConfig,
+  ) {
+    this.ttlMs = config.gateway.input_request_ttl;
+  }
 
   seal(resumption: Resumption, binding: ResumptionBinding): string {
     const key = this.keys.current;
     const plaintext = JSON.stringify({
       resumption,
       arguments: digestOf(binding.arguments),
-      expiresAt: this.clock.now().getTime() + RESUMPTION_TTL_MS,
+      expiresAt: this.clock.now().getTime() + this.ttlMs,
     });
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', this.stateKey(key), iv, { authTagLength: TAG_BYTES });
@@ -88,7 +93,7 @@ export class ResumptionSeal {
       );
     if (opened.expiresAt <= this.clock.now().getTime())
       throw new ResumptionRefused(
-        `requestState has expired (input is awaited ${RESUMPTION_TTL_MS / 60_000} minutes): call the tool again without it`,
+        `requestState has expired (input is awaited ${Math.round(this.ttlMs / 1000)} s, gateway.input_request_ttl): call the tool again without it`,
       );
     return opened.resumption;
   }
