@@ -146,6 +146,30 @@ describe('MCP sources speaking 2026-07-28 upstream, and the relay of their input
       },
       run: () => ({ result: { resultType: 'complete', content: [] } }),
     });
+    modern.setTool({
+      definition: {
+        name: 'summarize',
+        description: "Summarizes with the client's model, asking for sampling whatever the client declared.",
+        inputSchema: { type: 'object' },
+      },
+      run: (request) =>
+        request.inputResponses?.summary
+          ? { result: { resultType: 'complete', content: [{ type: 'text', text: 'summarized' }] } }
+          : {
+              result: {
+                resultType: 'input_required',
+                inputRequests: {
+                  summary: {
+                    method: 'sampling/createMessage',
+                    params: {
+                      messages: [{ role: 'user', content: { type: 'text', text: 'Summarize' } }],
+                      maxTokens: 50,
+                    },
+                  },
+                },
+              },
+            },
+    });
     legacy = await new MutableMcpServer().start();
     legacy.setTool({
       definition: { name: 'ping', description: 'Answers pong.', inputSchema: { type: 'object', properties: {} } },
@@ -334,6 +358,30 @@ describe('MCP sources speaking 2026-07-28 upstream, and the relay of their input
     expect(undeclared.content[0].text).toMatch(/did not declare .* elicitation/);
     const globexRows = (await auditOf('modern-greet')).filter((row) => row.tenant_id === 'globex');
     expect(globexRows.map((row) => row.status)).toEqual(['error', 'error']);
+  });
+
+  it('relays only the input requests a client declared it can answer, and without upstream state as well', async () => {
+    const undeclared = result(await client('acme').callTool('modern-summarize', {}, { capabilities: ELICITATION }));
+    expect(undeclared.isError).toBe(true);
+    expect(undeclared.content[0].text).toMatch(/asks for sampling .* did not declare .* declare sampling/);
+    const sampling = { sampling: {} };
+    const asked = result(await client('acme').callTool('modern-summarize', {}, { capabilities: sampling }));
+    expect(asked).toEqual(
+      expect.objectContaining({
+        resultType: 'input_required',
+        inputRequests: { summary: expect.objectContaining({ method: 'sampling/createMessage' }) },
+        requestState: expect.any(String),
+      }),
+    );
+    const reply = { role: 'assistant', content: { type: 'text', text: 'short' }, model: 'm', stopReason: 'endTurn' };
+    const done = await client('acme').retryTool('modern-summarize', {}, { summary: reply }, asked.requestState, {
+      capabilities: sampling,
+    });
+    expect(result(done).content).toEqual([{ type: 'text', text: 'summarized' }]);
+    // The upstream sent no state of its own, so none goes back to it.
+    const retried = modern.calls('summarize').at(-1)!;
+    expect(retried.params.requestState).toBeUndefined();
+    expect(retried.params.inputResponses).toEqual({ summary: reply });
   });
 
   it('fails one call, not the process, on an upstream answer nested too deep or over the size cap', async () => {

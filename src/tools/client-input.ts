@@ -1,20 +1,15 @@
+import { CAPABILITY_OF } from '../common/mcp-2026';
 import type { InputRequest } from './tool-executor';
 
 const WHAT: Record<string, string> = {
   elicitation: 'elicitation input (a question for the user)',
-  sampling: 'sampling (a completion from the client’s model)',
-  roots: 'the client’s roots',
-};
-
-const CAPABILITY: Record<InputRequest['method'], string> = {
-  'elicitation/create': 'elicitation',
-  'sampling/createMessage': 'sampling',
-  'roots/list': 'roots',
+  sampling: "sampling (a completion from the client's model)",
+  roots: "the client's roots",
 };
 
 /** The client capabilities (elicitation, sampling, roots) that a tool's input requests need, each once. */
 export function capabilitiesNeeded(requests: Record<string, InputRequest> | undefined): string[] {
-  return [...new Set(Object.values(requests ?? {}).map((request) => CAPABILITY[request.method]))];
+  return [...new Set(Object.values(requests ?? {}).map((request) => CAPABILITY_OF[request.method]))];
 }
 
 /**

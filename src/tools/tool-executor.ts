@@ -1,5 +1,6 @@
 import { DiscoveryService } from '@nestjs/core';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { InputRequestMethod } from '../common/mcp-2026';
 
 /**
  * The one execution contract. Everything that can run a tool (built-in providers through the
@@ -70,7 +71,7 @@ export interface ToolContext {
 
 /** A request an upstream MCP server makes of the client in the middle of a call (Multi Round-Trip Requests). */
 export interface InputRequest {
-  method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list';
+  method: InputRequestMethod;
   params: Record<string, unknown>;
 }
 

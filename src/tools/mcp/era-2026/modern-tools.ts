@@ -1,5 +1,5 @@
 import { type CallToolResult, CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { INPUT_REQUEST_METHODS } from '../../../common/mcp-2026';
+import { INPUT_REQUEST_METHODS, InputRequestMethod } from '../../../common/mcp-2026';
 import type { InputRequest, InputRequired } from '../../tool-executor';
 import { ModernRequestOptions, ModernUpstream, UpstreamProtocolError } from './modern-upstream';
 
@@ -96,7 +96,7 @@ function inputRequiredOf(upstream: ModernUpstream, result: Record<string, unknow
         );
       if (params !== undefined && (params === null || typeof params !== 'object' || Array.isArray(params)))
         throw refuse(`an input request '${key.slice(0, 64)}' whose params are not an object`);
-      requests[key] = { method: method as InputRequest['method'], params: (params ?? {}) as Record<string, unknown> };
+      requests[key] = { method: method as InputRequestMethod, params: (params ?? {}) as Record<string, unknown> };
     }
   }
   if (requests === undefined && requestState === undefined) throw refuse('neither inputRequests nor requestState');
