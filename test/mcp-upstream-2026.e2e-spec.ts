@@ -170,6 +170,23 @@ describe('MCP sources speaking 2026-07-28 upstream, and the relay of their input
               },
             },
     });
+    modern.setTool({
+      definition: {
+        name: 'pushy',
+        description: 'Asks for input in ways the revision does not allow.',
+        inputSchema: { type: 'object', properties: { mode: { type: 'string' } } },
+      },
+      run: ({ arguments: { mode } }) => {
+        const elicit = { method: 'elicitation/create', params: { message: 'again?' } };
+        const asks: Record<string, unknown> = {
+          many: { inputRequests: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`q${i}`, elicit])) },
+          method: { inputRequests: { run: { method: 'tools/call', params: { name: 'x' } } } },
+          nothing: {},
+          state: { requestState: { not: 'a string' } },
+        };
+        return { result: { resultType: 'input_required', ...(asks[mode as string] as object) } };
+      },
+    });
     legacy = await new MutableMcpServer().start();
     legacy.setTool({
       definition: { name: 'ping', description: 'Answers pong.', inputSchema: { type: 'object', properties: {} } },
@@ -382,6 +399,17 @@ describe('MCP sources speaking 2026-07-28 upstream, and the relay of their input
     const retried = modern.calls('summarize').at(-1)!;
     expect(retried.params.requestState).toBeUndefined();
     expect(retried.params.inputResponses).toEqual({ summary: reply });
+  });
+
+  it.each([
+    ['more input requests than a client can be asked', 'many', /more than 32 input requests/],
+    ['a request the revision does not allow', 'method', /whose method is not one of elicitation\/create/],
+    ['neither requests nor state', 'nothing', /neither inputRequests nor requestState/],
+    ['a state that is not a string', 'state', /requestState that is not a string/],
+  ])('fails the call when the upstream asks for input with %s', async (_case, mode, message) => {
+    const answer = result(await client('acme').callTool('modern-pushy', { mode }, { capabilities: ELICITATION }));
+    expect(answer.isError).toBe(true);
+    expect(answer.content[0].text).toMatch(message);
   });
 
   it('fails one call, not the process, on an upstream answer nested too deep or over the size cap', async () => {
