@@ -278,6 +278,31 @@ describe('MCP sources speaking 2026-07-28 upstream, and the relay of their input
     );
   });
 
+  it("sends each tenant's own credential to a 2026-07-28 server, as the SDK path does", async () => {
+    await t.http
+      .post('/v1/tools/sources/mcp')
+      .set(bearer(t.adminKey))
+      .send({ name: 'keyed', url: modern.url, auth: { type: 'none', credential_key: 'keyed_token' } })
+      .expect(201);
+    await approveAll('keyed');
+    for (const tenant of ['acme', 'globex'])
+      await t.http
+        .put(`/v1/tenants/${tenant}/credentials/keyed_token`)
+        .set(bearer(keys[tenant]))
+        .send({ value: `${tenant}-token` })
+        .expect(200);
+    for (const tenant of ['acme', 'globex']) {
+      const res = await t.http
+        .post('/v1/tool_calls')
+        .set(bearer(keys[tenant]))
+        .send({ name: 'keyed-weather', arguments: { region: tenant } })
+        .expect(200);
+      expect(res.body.status).toBe('completed');
+      const sent = modern.calls('weather').at(-1)!;
+      expect([sent.params.arguments.region, sent.headers.authorization]).toEqual([tenant, `Bearer ${tenant}-token`]);
+    }
+  });
+
   it('relays input_required under its own sealed requestState, forwards the retry unwrapped, and audits one call', async () => {
     const first = await client('acme').callTool('modern-greet', {}, { capabilities: ELICITATION });
     const asked = result(first);

@@ -23,7 +23,9 @@ const MAX_CLIENTS = 10_000;
  * request finds the assumption wrong (`forget`). A server that answers with a DiscoverResult naming
  * 2026-07-28 is modern; one that answers anything else that is not a modern error (an SDK server's
  * "not initialized", a 4xx without a JSON-RPC body, an unknown method) is legacy and keeps the SDK path.
- * A failure to reach the server at all decides nothing: it is the caller's error and nothing is remembered.
+ * A failure to reach the server at all, or a refusal of the credential (401, 403), decides nothing: nothing is
+ * remembered, and the request goes on as before (an unreachable server fails it; a refusal is left to the SDK
+ * path, which meets and reports it as it always did).
  * Only Streamable HTTP sources are probed; stdio and legacy SSE sources are legacy by transport.
  */
 @Injectable()
@@ -41,7 +43,7 @@ export class UpstreamEras {
 
   /** The modern client for the source (with the tenant's credential, if any), or undefined for a legacy source. */
   async modern(source: McpSourceEntity, credential?: string): Promise<ModernUpstream | undefined> {
-    if ((await this.eraOf(source)) === 'legacy') return undefined;
+    if ((await this.eraOf(source, credential)) === 'legacy') return undefined;
     return this.client(source, credential);
   }
 
@@ -50,41 +52,52 @@ export class UpstreamEras {
     this.eras.delete(source.id);
   }
 
-  private eraOf(source: McpSourceEntity): Promise<SourceEra> {
-    if (source.transport === 'stdio' || source.transport === 'sse' || !source.url) return Promise.resolve('legacy');
+  private async eraOf(source: McpSourceEntity, credential: string | undefined): Promise<SourceEra> {
+    if (source.transport === 'stdio' || source.transport === 'sse' || !source.url) return 'legacy';
     const version = source.updatedAt.getTime();
     const known = this.eras.get(source.id);
     if (known?.version === version) return known.era;
-    const probe = this.probe(source);
-    this.eras.set(source.id, { version, era: probe });
-    // An unreachable server decides nothing: the next request asks again.
-    probe.catch(() => {
-      if (this.eras.get(source.id)?.era === probe) this.eras.delete(source.id);
-    });
-    return probe;
+    // Probed with the credential of whoever asks first: the era is the server's, whoever asks.
+    const probe = this.probe(source, credential);
+    const era = probe.then(({ era }) => era);
+    this.eras.set(source.id, { version, era });
+    const forgetProbe = () => {
+      if (this.eras.get(source.id)?.era === era) this.eras.delete(source.id);
+    };
+    // An unreachable server, or one that refused the credential, decides nothing: the next request asks again.
+    probe.then(({ decided }) => decided || forgetProbe(), forgetProbe);
+    return era;
   }
 
-  private async probe(source: McpSourceEntity): Promise<SourceEra> {
+  private async probe(
+    source: McpSourceEntity,
+    credential: string | undefined,
+  ): Promise<{ era: SourceEra; decided: boolean }> {
     await assertUrlAllowed(source.url!, {
       allowPrivateNetworks: this.config.mcp.allow_private_networks,
       allowLinkLocal: this.config.mcp.allow_link_local,
     });
     const signal = AbortSignal.timeout(this.config.mcp.discovery_timeout);
     try {
-      const result = await this.client(source).request('server/discover', {}, { signal });
+      const result = await this.client(source, credential).request('server/discover', {}, { signal });
       const versions = result.supportedVersions;
-      return Array.isArray(versions) && versions.includes(MODERN_VERSION) ? 'modern' : 'legacy';
+      return { era: Array.isArray(versions) && versions.includes(MODERN_VERSION) ? 'modern' : 'legacy', decided: true };
     } catch (error) {
+      const status =
+        error instanceof UpstreamRpcError ? error.httpStatus : error instanceof UpstreamHttpError ? error.status : 0;
+      // Refused for its credential: the SDK path gets the same refusal and reports it as before.
+      if (status === 401 || status === 403) return { era: 'legacy', decided: false };
       if (error instanceof UpstreamRpcError) {
         // A modern server that names its versions: modern if ours is among them (it refused something else).
         if (error.code === ErrorCodes.UnsupportedProtocolVersion) {
           const supported = (error.data as { supported?: unknown } | undefined)?.supported;
-          return Array.isArray(supported) && supported.includes(MODERN_VERSION) ? 'modern' : 'legacy';
+          const modern = Array.isArray(supported) && supported.includes(MODERN_VERSION);
+          return { era: modern ? 'modern' : 'legacy', decided: true };
         }
         // A modern server MUST implement server/discover: any other JSON-RPC error is a legacy server's.
-        return 'legacy';
+        return { era: 'legacy', decided: true };
       }
-      if (error instanceof UpstreamHttpError && error.status >= 400 && error.status < 500) return 'legacy';
+      if (status >= 400 && status < 500) return { era: 'legacy', decided: true };
       throw error;
     }
   }
