@@ -225,7 +225,11 @@ describe('MCP sources speaking 2026-07-28 upstream, and the relay of their input
     await legacy?.stop();
   });
 
-  it('discovers a 2026-07-28 server in its own era: server/discover, then stateless requests, never initialize', () => {
+  it('discovers a 2026-07-28 server in its own era: server/discover, then stateless requests, never initialize', async () => {
+    const eraOf = async (source: string) =>
+      (await t.http.get(`/v1/tools/sources/mcp/${source}/health`).set(bearer(t.adminKey)).expect(200)).body
+        .protocol_era;
+    expect([await eraOf('modern'), await eraOf('legacy')]).toEqual(['modern', 'legacy']);
     expect(modern.methods.slice(0, 2)).toEqual(['server/discover', 'tools/list']);
     expect(modern.methods).not.toContain('initialize');
     for (const request of modern.received) {

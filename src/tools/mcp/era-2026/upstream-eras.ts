@@ -31,7 +31,7 @@ const MAX_CLIENTS = 10_000;
 @Injectable()
 export class UpstreamEras {
   /** Per source id: the era probed for the source as it was then (an edited source is probed again). */
-  private readonly eras = new Map<string, { version: number; era: Promise<SourceEra> }>();
+  private readonly eras = new Map<string, { version: number; era: Promise<SourceEra>; known?: SourceEra }>();
   private readonly clients = new TtlCache<string, ModernUpstream>(Infinity, MAX_CLIENTS);
 
   constructor(
@@ -47,6 +47,13 @@ export class UpstreamEras {
     return this.client(source, credential);
   }
 
+  /** The era this replica last found the source in, or undefined while it has not asked (or is asking). */
+  known(source: McpSourceEntity): SourceEra | undefined {
+    if (source.transport === 'stdio' || source.transport === 'sse' || !source.url) return 'legacy';
+    const entry = this.eras.get(source.id);
+    return entry?.version === source.updatedAt.getTime() ? entry.known : undefined;
+  }
+
   /** Forgets what was learnt of the source: the next request probes it again. */
   forget(source: McpSourceEntity): void {
     this.eras.delete(source.id);
@@ -60,12 +67,16 @@ export class UpstreamEras {
     // Probed with the credential of whoever asks first: the era is the server's, whoever asks.
     const probe = this.probe(source, credential);
     const era = probe.then(({ era }) => era);
-    this.eras.set(source.id, { version, era });
+    const entry: { version: number; era: Promise<SourceEra>; known?: SourceEra } = { version, era };
+    this.eras.set(source.id, entry);
     const forgetProbe = () => {
       if (this.eras.get(source.id)?.era === era) this.eras.delete(source.id);
     };
     // An unreachable server, or one that refused the credential, decides nothing: the next request asks again.
-    probe.then(({ decided }) => decided || forgetProbe(), forgetProbe);
+    probe.then(({ era: found, decided }) => {
+      if (decided) entry.known = found;
+      else forgetProbe();
+    }, forgetProbe);
     return era;
   }
 
