@@ -4,6 +4,7 @@ import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { bearer, startApp, TestApp } from './support/app';
 import { memberKey, review } from './support/catalog';
+import { ManualClock } from './support/manual-clock';
 import { Answer, Mcp2026Client } from './support/mcp-2026-client';
 import { Mcp2026Server, ToolRequest } from './support/mcp-2026-server';
 import { MutableMcpServer } from './support/mcp-servers';
@@ -78,6 +79,7 @@ describe('MCP sources speaking 2026-07-28 upstream, and the relay of their input
   let modern: Mcp2026Server;
   let legacy: MutableMcpServer;
   const keys: Record<string, string> = {};
+  const clock = new ManualClock();
   const client = (tenant: string) => new Mcp2026Client(`${t.baseUrl}/mcp`, bearer(keys[tenant]));
   const auditOf = async (tool: string) =>
     (await t.http.get(`/v1/tools/audit?tool_name=${tool}&order=asc`).set(bearer(t.adminKey)).expect(200)).body.data as {
@@ -193,7 +195,12 @@ describe('MCP sources speaking 2026-07-28 upstream, and the relay of their input
       run: () => ({ text: 'pong' }),
     });
     t = await startApp('postgres', {
-      config: { builtins: { file_search: { enabled: false } }, mcp: { max_result_bytes: 65_536 } },
+      clock,
+      config: {
+        builtins: { file_search: { enabled: false } },
+        mcp: { max_result_bytes: 65_536 },
+        gateway: { input_request_ttl: '5m' },
+      },
     });
     for (const tenant of ['acme', 'globex']) keys[tenant] = await memberKey(t, tenant);
     const registered = await t.http
@@ -372,6 +379,20 @@ describe('MCP sources speaking 2026-07-28 upstream, and the relay of their input
     expect(modern.calls('greet')).toHaveLength(before);
     // The call still waits for its rightful retry.
     expect((await auditOf('modern-greet')).map((row) => row.status)).toEqual(['success', 'input_required']);
+  });
+
+  it('refuses a requestState once gateway.input_request_ttl has passed', async () => {
+    const asked = result(await client('acme').callTool('modern-greet', {}, { capabilities: ELICITATION }));
+    const answers = { github_login: { action: 'accept', content: { name: 'late' } } };
+    const before = modern.calls('greet').length;
+    clock.advance(5 * 60_000);
+    const late = await client('acme').retryTool('modern-greet', {}, answers, asked.requestState, {
+      capabilities: ELICITATION,
+    });
+    expect(late.response?.error).toEqual(
+      expect.objectContaining({ code: -32602, message: expect.stringMatching(/requestState has expired/) }),
+    );
+    expect(modern.calls('greet')).toHaveLength(before);
   });
 
   it('fails with an error naming the input when the caller cannot carry it (2025-11-25, /v1/tool_calls)', async () => {
