@@ -189,6 +189,16 @@ describe('MCP sources speaking 2026-07-28 upstream, and the relay of their input
         return { result: { resultType: 'input_required', ...(asks[mode as string] as object) } };
       },
     });
+    modern.setTool({
+      definition: { name: 'nag', description: 'Never satisfied.', inputSchema: { type: 'object' } },
+      run: ({ requestState }) => ({
+        result: {
+          resultType: 'input_required',
+          inputRequests: { more: { method: 'elicitation/create', params: { message: 'And?' } } },
+          requestState: `${requestState ?? ''}+`,
+        },
+      }),
+    });
     legacy = await new MutableMcpServer().start();
     legacy.setTool({
       definition: { name: 'ping', description: 'Answers pong.', inputSchema: { type: 'object', properties: {} } },
@@ -378,7 +388,8 @@ describe('MCP sources speaking 2026-07-28 upstream, and the relay of their input
     }
     expect(modern.calls('greet')).toHaveLength(before);
     // The call still waits for its rightful retry.
-    expect((await auditOf('modern-greet')).map((row) => row.status)).toEqual(['success', 'input_required']);
+    // (The test's clock stands still, so records of one moment are listed in no particular order.)
+    expect((await auditOf('modern-greet')).map((row) => row.status).sort()).toEqual(['input_required', 'success']);
   });
 
   it('refuses a requestState once gateway.input_request_ttl has passed', async () => {
@@ -449,6 +460,35 @@ describe('MCP sources speaking 2026-07-28 upstream, and the relay of their input
     const retried = modern.calls('summarize').at(-1)!;
     expect(retried.params.requestState).toBeUndefined();
     expect(retried.params.inputResponses).toEqual({ summary: reply });
+  });
+
+  it('ends a call whose tool keeps asking for input after 8 rounds, on its one audit record', async () => {
+    const nag = client('acme');
+    let state: string | undefined;
+    for (let round = 1; round <= 8; round += 1) {
+      const answer = result(
+        state === undefined
+          ? await nag.callTool('modern-nag', {}, { capabilities: ELICITATION })
+          : await nag.retryTool('modern-nag', {}, { more: { action: 'accept', content: {} } }, state, {
+              capabilities: ELICITATION,
+            }),
+      );
+      expect(answer.resultType).toBe('input_required');
+      state = answer.requestState;
+    }
+    const last = result(
+      await nag.retryTool('modern-nag', {}, { more: { action: 'accept', content: {} } }, state!, {
+        capabilities: ELICITATION,
+      }),
+    );
+    expect(last.isError).toBe(true);
+    expect(last.content[0].text).toMatch(/asked for input more than 8 times/);
+    // Each round sent the upstream its own latest state back.
+    expect(modern.calls('nag').map((call) => call.params.requestState)).toEqual([
+      undefined,
+      ...Array.from({ length: 8 }, (_, i) => '+'.repeat(i + 1)),
+    ]);
+    expect((await auditOf('modern-nag')).map((row) => row.status)).toEqual(['error']);
   });
 
   it.each([

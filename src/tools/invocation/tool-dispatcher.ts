@@ -45,7 +45,7 @@ export interface InvokeOptions {
   input?: { capabilities: Record<string, unknown>; resume?: Resumption & { responses?: Record<string, unknown> } };
 }
 
-/** A tool asking for input again and again is not a dialogue: past this many rounds the call fails. */
+/** A tool asking for input again and again is not a dialogue: after this many rounds of input the call fails. */
 const MAX_INPUT_ROUNDS = 8;
 
 type AbortCause = 'client' | 'timeout' | 'shutdown';
@@ -379,7 +379,7 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
     if ((options.input.resume?.rounds ?? 0) >= MAX_INPUT_ROUNDS)
       return failure(
         'too_many_input_rounds',
-        `Tool '${tool.name}' asked for input ${MAX_INPUT_ROUNDS} times over without finishing; the call was ended`,
+        `Tool '${tool.name}' asked for input more than ${MAX_INPUT_ROUNDS} times without finishing; the call was ended`,
       );
     return { status: 'input_required', error: null, inputRequired };
   }
