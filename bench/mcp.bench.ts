@@ -5,6 +5,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { engineName, startBenchApp } from './support/harness';
+import { startModernUpstream } from './support/mcp-2026-upstream';
 import { startUpstream } from './support/mcp-upstream';
 
 const WARMUP = 50;
@@ -70,7 +71,8 @@ async function serverPerRequest(validator?: AjvJsonSchemaValidator): Promise<voi
  * POST /v1/tool_calls (issue 6), and through Toolgate's own MCP endpoint /mcp (issue 9, stateless since
  * issue 14: a server and transport per POST), in one run; then the cost of that per-request construction.
  * Toolgate runs twice: with the definition check on every call (the default: one tools/list round trip
- * to the upstream per call) and with the listing reused for up to 30 s (mcp.definition_check_max_age).
+ * to the upstream per call) and with the listing reused for up to 30 s (mcp.definition_check_max_age). Then the
+ * same call to an upstream speaking 2026-07-28 against one speaking 2025-11-25.
  */
 export async function run(): Promise<void> {
   const upstream = await startUpstream();
@@ -82,12 +84,54 @@ export async function run(): Promise<void> {
   } finally {
     await upstream.stop();
   }
+  await upstreamEras();
   const shared = new AjvJsonSchemaValidator();
   print(
     'Per-request MCP server and transport of stateless /mcp',
     await time('SDK default (an Ajv instance per server)', () => serverPerRequest()),
     await time('as the gateway builds it (one shared validator)', () => serverPerRequest(shared)),
   );
+}
+
+/**
+ * The same call through POST /v1/tool_calls to an upstream in each era: the 2025 SDK path (a pooled session)
+ * against 2026-07-28 (a POST of its own per request, no session), both with the definition check on every call.
+ */
+async function upstreamEras(): Promise<void> {
+  const [legacy, modern] = await Promise.all([startUpstream(), startModernUpstream()]);
+  const app = await startBenchApp({ builtins: { file_search: { enabled: false } } });
+  const headers = { Authorization: `Bearer ${app.adminKey}`, 'Content-Type': 'application/json' };
+  try {
+    for (const [name, url] of [
+      ['legacy', legacy.url],
+      ['modern', modern.url],
+    ]) {
+      const registered = await fetch(`${app.baseUrl}/v1/tools/sources/mcp`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ name, url, default_security_status: 'approved', default_audit_level: 'basic' }),
+      });
+      if (!registered.ok) throw new Error(`Could not register the ${name} source: ${await registered.text()}`);
+    }
+    const call = (tool: string) => async () => {
+      const res = await fetch(`${app.baseUrl}/v1/tool_calls`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ name: tool, arguments: { text: 'hello' } }),
+      });
+      const body = (await res.json()) as { status: string };
+      if (body.status !== 'completed') throw new Error(`tool call ${body.status}`);
+    };
+    print(
+      `MCP tool call through Toolgate to an upstream in 2026-07-28 versus 2025-11-25 (${engineName()})`,
+      await time('/v1/tool_calls -> 2025-11-25 upstream (SDK session)', call('legacy-echo')),
+      await time('/v1/tool_calls -> 2026-07-28 upstream (stateless)', call('modern-echo')),
+    );
+  } finally {
+    await app.close();
+    await legacy.stop();
+    await modern.stop();
+  }
 }
 
 async function throughToolgate(

@@ -14,6 +14,7 @@ import { OutputScan1764001800000 } from './1764001800000-output-scan';
 import { IngestionProgress1764001850000 } from './1764001850000-ingestion-progress';
 import { OAuthGrantRevocation1764002400000 } from './1764002400000-oauth-grant-revocation';
 import { CallGuards1764002500000 } from './1764002500000-call-guards';
+import { AuditInputRequired1764002600000 } from './1764002600000-audit-input-required';
 import { McpSourceToolNames1764002650000 } from './1764002650000-mcp-source-tool-names';
 
 /** Applied in this order, by the service at start and by `npm run migration:run`. */
@@ -34,5 +35,6 @@ export const ALL_MIGRATIONS = [
   IngestionProgress1764001850000,
   OAuthGrantRevocation1764002400000,
   CallGuards1764002500000,
+  AuditInputRequired1764002600000,
   McpSourceToolNames1764002650000,
 ];

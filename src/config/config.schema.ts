@@ -494,6 +494,11 @@ export const configSchema = z
          * quarantines change the list; a client listening with subscriptions/listen hears of changes at once.
          */
         tools_list_ttl: duration().pipe(z.number().min(0).max(86_400_000)).default(60_000),
+        /**
+         * How long a 2026-07-28 client has to answer an upstream tool's input requests: the gateway's requestState
+         * expires after it, and the retry is refused.
+         */
+        input_request_ttl: duration().pipe(z.number().min(10_000).max(86_400_000)).default(600_000),
       })
       .strict()
       .prefault({}),

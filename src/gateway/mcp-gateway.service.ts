@@ -18,7 +18,9 @@ import { AppConfig } from '../config/app-config';
 import { Tracing } from '../observability/tracing/tracing';
 import type { Identity } from '../tenancy/request-context';
 import { asMcpTool } from '../tools/invocation/tool-definitions.controller';
-import { ToolDispatcher } from '../tools/invocation/tool-dispatcher';
+import type { Resumption } from '../tools/invocation/call-result';
+import { InvokeOptions, ToolDispatcher } from '../tools/invocation/tool-dispatcher';
+import type { InputRequest } from '../tools/tool-executor';
 import type { ResolvedTool } from '../tools/invocation/tool-policy';
 import { errorResult, toCallToolResult } from './call-tool-result';
 import { JsonRpcError } from './json-rpc-error';
@@ -28,6 +30,14 @@ import { byServedName } from './served-tool-order';
 import { ToolSearch } from './tool-search/tool-search.service';
 
 const PAGE_SIZE = 100;
+
+/** A call whose tool waits for the client's input: what it asks, and what the client's retry resumes. */
+export class PendingInput {
+  constructor(
+    readonly inputRequests: Record<string, InputRequest> | undefined,
+    readonly resumption: Resumption,
+  ) {}
+}
 
 /** What a call needs of its request: the abort signal and a way to send notifications on its response. */
 export type CallExtra = Pick<
@@ -109,6 +119,25 @@ export class McpGatewayService {
     progressToken: string | number | undefined,
     extra: CallExtra,
   ): Promise<CallToolResult> {
+    // Without `input` the dispatcher never answers input_required: a tool asking for input fails, saying so.
+    const answer = await this.answerRelayingInput(identity, name, args, progressToken, extra, undefined);
+    return answer instanceof PendingInput
+      ? errorResult(`Tool '${name}' asks for input this client cannot give`)
+      : answer;
+  }
+
+  /**
+   * The same, for a client that can answer a tool's requests for input (MCP 2026-07-28): `input` carries its
+   * capabilities and, on a retry, the call it resumes; a tool asking for input comes back as PendingInput.
+   */
+  async answerRelayingInput(
+    identity: Identity,
+    name: string,
+    args: Record<string, unknown>,
+    progressToken: string | number | undefined,
+    extra: CallExtra,
+    input: InvokeOptions['input'],
+  ): Promise<CallToolResult | PendingInput> {
     if (name === SEARCH_TOOLS || name === CALL_TOOL) {
       // The meta-tools exist only while the set is over budget; otherwise the name is a catalog tool's.
       const tools = await this.dispatcher.effectiveTools(identity);
@@ -116,10 +145,10 @@ export class McpGatewayService {
         if (name === SEARCH_TOOLS) return this.searchTools(tools, args, extra.signal);
         const call = callToolArguments(args);
         if (typeof call === 'string') return errorResult(call);
-        return this.callTool(identity, call.name, call.arguments, progressToken, extra);
+        return this.callTool(identity, call.name, call.arguments, progressToken, extra, input);
       }
     }
-    return this.callTool(identity, name, args, progressToken, extra);
+    return this.callTool(identity, name, args, progressToken, extra, input);
   }
 
   /** A catalog tool through the dispatcher, whether named in tools/call or in call_tool's arguments. */
@@ -129,7 +158,8 @@ export class McpGatewayService {
     args: unknown,
     progressToken: string | number | undefined,
     extra: CallExtra,
-  ): Promise<CallToolResult> {
+    input: InvokeOptions['input'],
+  ): Promise<CallToolResult | PendingInput> {
     let step = 0;
     // The call runs under the trace context the request's _meta names (traceparent, tracestate), if any.
     const result = await this.tracing.withRemoteParent(extra._meta, () =>
@@ -138,6 +168,7 @@ export class McpGatewayService {
         { name, arguments: args },
         {
           signal: extra.signal,
+          input,
           onProgress:
             progressToken === undefined
               ? undefined
@@ -164,6 +195,8 @@ export class McpGatewayService {
         return errorResult(result.message);
       case 'rate_limited':
         return errorResult(result.toolCall.error!.message);
+      case 'input_required':
+        return new PendingInput(result.inputRequests, result.resumption);
       default:
         return toCallToolResult(result);
     }

@@ -1,6 +1,7 @@
 import { DiscoveryService } from '@nestjs/core';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { CallScope } from './call-scope';
+import type { InputRequestMethod } from '../common/mcp-2026';
 
 /**
  * The one execution contract. Everything that can run a tool (built-in providers through the
@@ -64,6 +65,32 @@ export interface ToolContext {
   credential?: { key: string; value: string };
   /** What the calls of the same run share (a /v1/responses run's sandbox); absent for a call on its own. */
   scope?: CallScope;
+  /**
+   * Set when the caller can answer a tool's requests for input (an MCP 2026-07-28 client): what it declared it
+   * can do, and on a retry its answers. Without it the tool is told the client can give no input.
+   */
+  input?: ClientInput;
+}
+
+/** A request an upstream MCP server makes of the client in the middle of a call (Multi Round-Trip Requests). */
+export interface InputRequest {
+  method: InputRequestMethod;
+  params: Record<string, unknown>;
+}
+
+/** The tool cannot finish without the client's input: what it asks, and its state to be sent back with the answers. */
+export interface InputRequired {
+  inputRequests?: Record<string, InputRequest>;
+  requestState?: string;
+}
+
+/** What the calling client can give a tool that asks for input, and what it gave on a retry. */
+export interface ClientInput {
+  /** The client's capabilities as it declared them on this request (elicitation, sampling, roots). */
+  capabilities: Record<string, unknown>;
+  /** A retry's answers, keyed as the tool's input requests were, and the tool's own state, as it sent them. */
+  responses?: Record<string, unknown>;
+  requestState?: string;
 }
 
 /** A catalog tool's `source.type`: who runs it. */
@@ -112,7 +139,9 @@ export type Execution =
       injectionSuspected?: boolean;
     }
   /** The call was not sent (the tool changed under it, its result was withheld): it fails with this code. */
-  | { refusal: { code: string; message: string } };
+  | { refusal: { code: string; message: string } }
+  /** The tool asks for the client's input before it can finish (only when the context carries `input`, or refused). */
+  | { inputRequired: InputRequired };
 
 export interface ToolExecutor {
   /** Whether this tool can run now (its provider is loaded); the call fails as not executable otherwise. */

@@ -31,6 +31,8 @@ export interface Answer {
 export interface RequestOptions {
   /** Extra `_meta` entries (progressToken, log level). */
   meta?: Record<string, unknown>;
+  /** The client capabilities declared on this request (none by default), e.g. `{ elicitation: {} }`. */
+  capabilities?: Record<string, unknown>;
   /** Header overrides; undefined removes a header the client would send. */
   headers?: Record<string, string | undefined>;
   signal?: AbortSignal;
@@ -58,6 +60,20 @@ export class Mcp2026Client {
     return this.request('tools/call', { name, arguments: args }, options);
   }
 
+  /**
+   * The retry of a tools/call that answered `input_required` (Multi Round-Trip Requests): the same name and
+   * arguments, the answers keyed as the input requests were, and the requestState echoed unchanged.
+   */
+  retryTool(
+    name: string,
+    args: Record<string, unknown>,
+    inputResponses: Record<string, unknown>,
+    requestState: string,
+    options: RequestOptions = {},
+  ): Promise<Answer> {
+    return this.request('tools/call', { name, arguments: args, inputResponses, requestState }, options);
+  }
+
   /** Opens subscriptions/listen; the answer settles when the stream ends. */
   listen(notifications: Record<string, unknown>, options: RequestOptions = {}): Promise<Answer> {
     return this.request('subscriptions/listen', { notifications }, options);
@@ -73,7 +89,7 @@ export class Mcp2026Client {
         _meta: {
           'io.modelcontextprotocol/protocolVersion': this.version,
           'io.modelcontextprotocol/clientInfo': { name: 'toolgate-test-2026', version: '1.0.0' },
-          'io.modelcontextprotocol/clientCapabilities': {},
+          'io.modelcontextprotocol/clientCapabilities': options.capabilities ?? {},
           ...options.meta,
         },
       },

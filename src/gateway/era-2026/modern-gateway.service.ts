@@ -4,7 +4,8 @@ import type { Request, Response } from 'express';
 import { AppConfig } from '../../config/app-config';
 import type { Identity } from '../../tenancy/request-context';
 import { JsonRpcError } from '../json-rpc-error';
-import { McpGatewayService } from '../mcp-gateway.service';
+import { ResumptionRefused, ResumptionSeal } from '../../tools/invocation/resumption-seal';
+import { McpGatewayService, PendingInput } from '../mcp-gateway.service';
 import { isLoggingLevel, LoggingLevel, reaches } from './log-levels';
 import { ModernReply } from './modern-reply';
 import { ErrorCodes, META, ModernError, ModernRequest, SERVED_VERSIONS, SERVER_INFO } from './protocol';
@@ -23,7 +24,8 @@ type Handler = (identity: Identity, request: ModernRequest, reply: ModernReply) 
  * its protocol version, client capabilities and log level in `_meta`. Tools are listed and called through
  * McpGatewayService's own listing and call path (same dispatcher, budget meta-tools, audit), so both eras
  * are governed alike; this layer adds only the modern envelope: header checks, server/discover, result
- * types and cache hints, request-scoped log messages, and subscriptions/listen for list changes.
+ * types and cache hints, request-scoped log messages, subscriptions/listen for list changes, and the relay of
+ * an upstream tool's input requests (Multi Round-Trip Requests) under a requestState of the gateway's own.
  */
 @Injectable()
 export class ModernGatewayService {
@@ -39,6 +41,7 @@ export class ModernGatewayService {
   constructor(
     private readonly gateway: McpGatewayService,
     private readonly subscriptions: ToolListSubscriptions,
+    private readonly seal: ResumptionSeal,
     config: AppConfig,
   ) {
     this.listTtlMs = config.gateway.tools_list_ttl;
@@ -104,8 +107,10 @@ export class ModernGatewayService {
       if (logLevel !== undefined && reaches(level, logLevel))
         reply.notify('notifications/message', { level, logger: 'toolgate', data });
     };
-    log('debug', `Calling ${name}`);
-    const result = await this.gateway.answerCall(
+    const binding = { identity, tool: name, arguments: args ?? {} };
+    const input = this.clientInput(request, binding);
+    log('debug', input.resume ? `Resuming ${name} with the client's input` : `Calling ${name}`);
+    const result = await this.gateway.answerRelayingInput(
       identity,
       name,
       (args ?? {}) as Record<string, unknown>,
@@ -117,7 +122,19 @@ export class ModernGatewayService {
         sendNotification: (notification) =>
           Promise.resolve(reply.notify(notification.method, notification.params ?? {})),
       },
+      input,
     );
+    if (result instanceof PendingInput) {
+      log('info', `${name} asks for the client's input`);
+      // The tool's own state travels sealed inside the gateway's: the client sends it back unchanged.
+      reply.result({
+        resultType: 'input_required',
+        ...(result.inputRequests && { inputRequests: result.inputRequests }),
+        requestState: this.seal.seal(result.resumption, binding),
+        _meta: { [META.serverInfo]: SERVER_INFO },
+      });
+      return;
+    }
     if (result.isError) log('warning', `${name} ended with an error`);
     else log('info', `${name} completed`);
     reply.result({
@@ -125,6 +142,40 @@ export class ModernGatewayService {
       ...result,
       _meta: { ...result._meta, [META.serverInfo]: SERVER_INFO },
     });
+  }
+
+  /**
+   * What the client can give a tool that asks for input (its declared capabilities) and, on a retry, the call it
+   * resumes: `requestState` must be one this gateway sealed for this caller, tool and arguments, and unexpired.
+   */
+  private clientInput(
+    request: ModernRequest,
+    binding: Parameters<ResumptionSeal['open']>[1],
+  ): NonNullable<Parameters<McpGatewayService['answerRelayingInput']>[5]> {
+    const { inputResponses, requestState, _meta: meta } = request.params;
+    const declared = meta[META.clientCapabilities];
+    const capabilities =
+      declared !== null && typeof declared === 'object' && !Array.isArray(declared)
+        ? (declared as Record<string, unknown>)
+        : {};
+    if (
+      inputResponses !== undefined &&
+      (inputResponses === null || typeof inputResponses !== 'object' || Array.isArray(inputResponses))
+    )
+      throw invalid('inputResponses must be an object keyed as the inputRequests it answers');
+    if (requestState === undefined) {
+      if (inputResponses !== undefined)
+        throw invalid('inputResponses must come with the requestState of the input_required answer they respond to');
+      return { capabilities };
+    }
+    if (typeof requestState !== 'string') throw invalid('requestState must be the string sent with input_required');
+    try {
+      const resumption = this.seal.open(requestState, binding);
+      return { capabilities, resume: { ...resumption, responses: inputResponses as Record<string, unknown> } };
+    } catch (error) {
+      if (error instanceof ResumptionRefused) throw invalid(error.message);
+      throw error;
+    }
   }
 
   /**

@@ -1,11 +1,12 @@
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { version } from '../../../package.json';
+import { META, MODERN_VERSION } from '../../common/mcp-2026';
 
 /**
- * Names and codes of MCP revision 2026-07-28 (schema.ts of the specification), which the SDK on the
- * registry does not know yet. Only what the gateway speaks is here.
+ * What the gateway serves of MCP revision 2026-07-28; the wire names shared with MCP sources are in
+ * common/mcp-2026.ts.
  */
-export const MODERN_VERSION = '2026-07-28';
+export { ErrorCodes, META, MODERN_VERSION } from '../../common/mcp-2026';
 
 /** Modern versions served per request; legacy ones only through the initialize handshake. */
 export const MODERN_VERSIONS: readonly string[] = [MODERN_VERSION];
@@ -16,25 +17,7 @@ export const SERVED_VERSIONS: readonly string[] = [
   ...SUPPORTED_PROTOCOL_VERSIONS.filter((served) => served !== MODERN_VERSION),
 ];
 
-export const META = {
-  protocolVersion: 'io.modelcontextprotocol/protocolVersion',
-  clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
-  logLevel: 'io.modelcontextprotocol/logLevel',
-  serverInfo: 'io.modelcontextprotocol/serverInfo',
-  subscriptionId: 'io.modelcontextprotocol/subscriptionId',
-} as const;
-
 export const SERVER_INFO = { name: 'toolgate', version };
-
-/** JSON-RPC and MCP error codes (schema.ts: PARSE_ERROR ... UNSUPPORTED_PROTOCOL_VERSION). */
-export const ErrorCodes = {
-  InvalidRequest: -32600,
-  MethodNotFound: -32601,
-  InvalidParams: -32602,
-  InternalError: -32603,
-  HeaderMismatch: -32020,
-  UnsupportedProtocolVersion: -32022,
-} as const;
 
 export type RequestId = string | number;
 

@@ -1,10 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { decodeHeaderValue } from '../../common/mcp-2026';
 import { ErrorCodes, META, MODERN_VERSIONS, ModernError, ModernRequest, SERVED_VERSIONS } from './protocol';
-
-/** The Base64 sentinel of the transport page ("Value Encoding"): =?base64?...?= */
-const BASE64_PREFIX = '=?base64?';
-const BASE64_SUFFIX = '?=';
-const BASE64_BODY = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** Methods whose Mcp-Name header mirrors params.name. */
 const NAMED_METHODS = new Set(['tools/call', 'prompts/get']);
@@ -45,7 +41,7 @@ export function checkedRequest(body: unknown, headers: IncomingHttpHeaders): Mod
   if (method !== request.method) throw mismatch('Mcp-Method', method, request.method);
   if (NAMED_METHODS.has(request.method)) {
     const name = params!.name;
-    const headerName = decoded(single(headers, 'mcp-name'));
+    const headerName = decodeHeaderValue(single(headers, 'mcp-name'));
     if (typeof name !== 'string' || headerName !== name) throw mismatch('Mcp-Name', headerName, name);
   }
   return request as ModernRequest;
@@ -54,14 +50,6 @@ export function checkedRequest(body: unknown, headers: IncomingHttpHeaders): Mod
 function single(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? undefined : value;
-}
-
-/** A sentinel-encoded header value decoded; anything else as sent. A malformed encoding matches nothing. */
-function decoded(value: string | undefined): string | undefined {
-  if (value === undefined || !value.startsWith(BASE64_PREFIX) || !value.endsWith(BASE64_SUFFIX)) return value;
-  const encoded = value.slice(BASE64_PREFIX.length, value.length - BASE64_SUFFIX.length);
-  if (!BASE64_BODY.test(encoded)) return undefined;
-  return Buffer.from(encoded, 'base64').toString('utf8');
 }
 
 function mismatch(header: string, sent: string | undefined, body: unknown): ModernError {

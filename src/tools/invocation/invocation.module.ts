@@ -11,6 +11,7 @@ import { ToolCallsController } from './tool-calls.controller';
 import { ToolDefinitionsController } from './tool-definitions.controller';
 import { ToolDispatcher } from './tool-dispatcher';
 import { ToolExecutors } from './tool-executors';
+import { ResumptionSeal } from './resumption-seal';
 
 /**
  * The dispatcher and its routes; the ToolPolicy it obeys comes from the catalog, the executors it calls
@@ -19,7 +20,7 @@ import { ToolExecutors } from './tool-executors';
 @Module({
   imports: [DiscoveryModule, ObservabilityModule, TenancyModule, CatalogModule, CredentialsModule, GuardsModule],
   controllers: [ToolCallsController, ToolDefinitionsController],
-  providers: [ToolDispatcher, ToolExecutors, InvocationMetrics, EffectiveToolChanges],
-  exports: [ToolDispatcher, EffectiveToolChanges],
+  providers: [ToolDispatcher, ToolExecutors, InvocationMetrics, EffectiveToolChanges, ResumptionSeal],
+  exports: [ToolDispatcher, EffectiveToolChanges, ResumptionSeal],
 })
 export class InvocationModule {}

@@ -38,4 +38,13 @@ export abstract class ToolCallAudit {
 
   /** Completes the started record with the call's outcome. */
   abstract finish(record: StartedRecord, outcome: ToolCallOutcome): Promise<void>;
+
+  /** The started call waits for its client's input (MCP 2026-07-28): the record says so until a retry resumes it. */
+  abstract awaitInput(record: StartedRecord, outcome: ToolCallOutcome): Promise<void>;
+
+  /**
+   * A retry takes a waiting record back (it is `started` again): true once; false when it is not waiting (resumed
+   * already, finished) or not the tenant's.
+   */
+  abstract resume(record: StartedRecord, tenantId: string): Promise<boolean>;
 }

@@ -10,9 +10,10 @@ import { traceResolvedTool, traceToolCall } from '../../observability/tracing/to
 import { Tracing } from '../../observability/tracing/tracing';
 import type { Identity } from '../../tenancy/request-context';
 import type { CallScope } from '../call-scope';
-import { Execution, outputOf, ToolContext, ToolPayload } from '../tool-executor';
+import { capabilitiesNeeded, inputUnavailableMessage } from '../client-input';
+import { Execution, InputRequired, outputOf, ToolContext, ToolPayload } from '../tool-executor';
 import { CallGuard, GuardFinding } from './call-guard';
-import type { AnsweredCall, CallResult } from './call-result';
+import type { AnsweredCall, CallResult, Resumption } from './call-result';
 import { unknownToolMessage } from './did-you-mean';
 import { InvocationMetrics } from './invocation.metrics';
 import type { ToolCallObject, ToolCallStatus } from './tool-call';
@@ -39,7 +40,16 @@ export interface InvokeOptions {
   onProgress?(event: Record<string, unknown>): void;
   /** The run this call belongs to (a /v1/responses run), whose resources its calls share. */
   scope?: CallScope;
+  /**
+   * Set by a caller that can relay a tool's requests for input to its client (MCP 2026-07-28): the client's
+   * declared capabilities and, on its retry, the call it resumes with the client's answers. Without it a tool
+   * that asks for input fails with an error naming what it asked for.
+   */
+  input?: { capabilities: Record<string, unknown>; resume?: Resumption & { responses?: Record<string, unknown> } };
 }
+
+/** A tool asking for input again and again is not a dialogue: after this many rounds of input the call fails. */
+const MAX_INPUT_ROUNDS = 8;
 
 type AbortCause = 'client' | 'timeout' | 'shutdown';
 
@@ -79,19 +89,31 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
   }
 
   private async dispatch(identity: Identity, request: InvokeRequest, options: InvokeOptions): Promise<CallResult> {
-    const toolCall = this.newToolCall(request);
+    const resume = options.input?.resume;
+    const toolCall = this.newToolCall(request, resume);
     const authorized = await this.policy.authorize(identity, request.name);
     if (!authorized) return this.unknownTool(identity, request.name);
     const { tool, access } = authorized;
     traceResolvedTool(this.tracing, tool.name, tool.source.type);
+    // A retry continues the call of its first round, on that round's audit record: taken back once only, so a
+    // replayed state can neither run the call again nor rewrite how it ended.
+    let record = resume?.auditRecord;
+    if (record !== undefined && !(await this.audit?.resume(record, identity.tenantId))) {
+      return {
+        status: 'invalid',
+        code: 'request_state_used',
+        message: `The requestState of this call of '${tool.name}' was already used: start the call again without it`,
+        param: 'requestState',
+      };
+    }
     const rawArguments = request.arguments;
     if (!access.allowed) {
-      const refused = await this.refuse(identity, tool, rawArguments, toolCall, access);
+      const refused = await this.refuse(identity, tool, rawArguments, toolCall, access, [], record);
       return authorized.visible ? refused : this.unknownTool(identity, request.name);
     }
 
     if (tool.source.type === 'function') {
-      return this.reject(identity, tool, rawArguments, toolCall, 'refused', {
+      return this.reject(identity, tool, rawArguments, toolCall, 'refused', record, {
         status: 'invalid',
         message: `Tool '${tool.name}' is a function tool: the client executes it, so it cannot be run here`,
         param: 'name',
@@ -100,26 +122,54 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
     }
     const args = this.validArguments(tool, rawArguments);
     if ('invalid' in args)
-      return args.audited ? this.reject(identity, tool, rawArguments, toolCall, 'invalid', args.invalid) : args.invalid;
+      return args.audited
+        ? this.reject(identity, tool, rawArguments, toolCall, 'invalid', record, args.invalid)
+        : args.invalid;
 
     const guarded = { identity, tool, arguments: args.value, chain: chainOf(identity, request) };
     const verdict = await this.guard?.checkArguments(guarded);
     if (verdict && !verdict.allowed) {
       const refusal = { allowed: false, status: 'denied', code: verdict.code, reason: verdict.message } as const;
-      return this.refuse(identity, tool, verdict.audited, toolCall, refusal, verdict.findings);
+      return this.refuse(identity, tool, verdict.audited, toolCall, refusal, verdict.findings, record);
     }
     const callArguments = verdict ? verdict.arguments : args.value;
     const auditedArguments = verdict ? verdict.audited : args.value;
     const findings = verdict ? [...verdict.findings] : [];
 
-    // Last, so that only a call that is going to run takes a slot.
-    const slot = await this.policy.takeRateLimitSlot(identity, tool);
-    if (!slot.allowed) return this.refuse(identity, tool, auditedArguments, toolCall, slot, findings);
+    // Last, so that only a call that is going to run takes a slot. A retry is the same call, counted once, where
+    // its record shows the state spent; an unaudited tool's retry has none and counts as a call of its own.
+    if (resume?.auditRecord === undefined) {
+      const slot = await this.policy.takeRateLimitSlot(identity, tool);
+      if (!slot.allowed) return this.refuse(identity, tool, auditedArguments, toolCall, slot, findings);
+    }
 
-    const record = await this.audit?.start({ identity, tool, arguments: auditedArguments, toolCall });
-    const started = performance.now();
+    record ??= await this.audit?.start({ identity, tool, arguments: auditedArguments, toolCall });
+    const started = performance.now() - (resume?.elapsedMs ?? 0);
     options.onStart?.({ ...toolCall });
     const end = await this.execute(identity, tool, toolCall, callArguments, request, options);
+    if (end.status === 'input_required') {
+      const elapsedMs = performance.now() - started;
+      if (record !== undefined)
+        await this.audit?.awaitInput(record, {
+          identity,
+          tool,
+          arguments: auditedArguments,
+          toolCall: finish(toolCall, 'in_progress', null, null, elapsedMs),
+          findings,
+        });
+      return {
+        status: 'input_required',
+        toolCall,
+        inputRequests: end.inputRequired.inputRequests,
+        resumption: {
+          toolCall: { id: toolCall.id, call_id: toolCall.call_id, created_at: toolCall.created_at },
+          auditRecord: record,
+          elapsedMs,
+          rounds: (resume?.rounds ?? 0) + 1,
+          requestState: end.inputRequired.requestState,
+        },
+      };
+    }
     if (end.payload && this.guard) {
       const checked = await this.guard.checkResult(guarded, end.payload);
       end.payload = checked.payload;
@@ -151,18 +201,19 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
     this.shutdown.abort();
   }
 
-  private newToolCall(request: InvokeRequest): ToolCallObject {
-    const id = newId('call_');
+  /** A new tool_call, or the one of the call a retry resumes. */
+  private newToolCall(request: InvokeRequest, resume?: Resumption): ToolCallObject {
+    const id = resume?.toolCall.id ?? newId('call_');
     return {
       id,
       object: 'tool_call',
-      call_id: request.callId ?? id,
+      call_id: resume?.toolCall.call_id ?? request.callId ?? id,
       name: request.name,
       status: 'in_progress',
       output: null,
       error: null,
       duration_ms: null,
-      created_at: unixSeconds(this.clock.now()),
+      created_at: resume?.toolCall.created_at ?? unixSeconds(this.clock.now()),
       response_id: request.responseId ?? null,
     };
   }
@@ -251,6 +302,13 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
       responseId: toolCall.response_id ?? undefined,
       credential: credential.value,
       scope: options.scope,
+      ...(options.input && {
+        input: {
+          capabilities: options.input.capabilities,
+          responses: options.input.resume?.responses,
+          requestState: options.input.resume?.requestState,
+        },
+      }),
       signal: controller.signal,
       progress: (event) => {
         if (open) options.onProgress?.(event);
@@ -261,7 +319,7 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
         () => executor.execute(tool, { id: toolCall.call_id, name: tool.name, arguments: args }, context),
         controller.signal,
       );
-      return this.judgeResult(tool, result);
+      return this.judgeResult(tool, result, options);
     } catch (error) {
       if (cause === 'timeout') return failure('timeout', `Tool '${tool.name}' did not finish within ${timeoutMs} ms`);
       if (cause === 'client')
@@ -303,14 +361,34 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
     }
   }
 
-  private judgeResult(tool: ResolvedTool, result: Execution): CallEnd {
+  private judgeResult(tool: ResolvedTool, result: Execution, options: InvokeOptions): CallEnd {
     if ('refusal' in result) return failure(result.refusal.code, storableText(result.refusal.message));
+    if ('inputRequired' in result) return this.judgeInputRequest(tool, result.inputRequired, options);
     const outcome = this.checkResult(tool, result.payload, result.isError);
     // A flagged result still goes to the caller, marked, whether it succeeded or failed.
     return result.injectionSuspected ? { ...outcome, injectionSuspected: true } : outcome;
   }
 
-  private checkResult(tool: ResolvedTool, sent: ToolPayload, isError: boolean): CallEnd {
+  /**
+   * A tool's request for the client's input goes back to a caller that can relay it, when the client declared
+   * every capability it needs (a server must not ask for more) and the dialogue is not going in circles;
+   * otherwise the call fails naming what the tool asked for.
+   */
+  private judgeInputRequest(tool: ResolvedTool, inputRequired: InputRequired, options: InvokeOptions): CallEnd {
+    const needed = capabilitiesNeeded(inputRequired.inputRequests);
+    if (!options.input) return failure('input_unavailable', inputUnavailableMessage(tool.name, needed, false));
+    const declared = options.input.capabilities;
+    const missing = needed.filter((name) => declared[name] === undefined || declared[name] === null);
+    if (missing.length > 0) return failure('input_unavailable', inputUnavailableMessage(tool.name, missing, true));
+    if ((options.input.resume?.rounds ?? 0) >= MAX_INPUT_ROUNDS)
+      return failure(
+        'too_many_input_rounds',
+        `Tool '${tool.name}' asked for input more than ${MAX_INPUT_ROUNDS} times without finishing; the call was ended`,
+      );
+    return { status: 'input_required', error: null, inputRequired };
+  }
+
+  private checkResult(tool: ResolvedTool, sent: ToolPayload, isError: boolean): EndedCall {
     let output = outputOf(sent);
     // Results often come from remote servers: one nested too deep to walk fails this call, not the process.
     const maxDepth = this.config.server.max_json_depth;
@@ -355,12 +433,16 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
     toolCall: ToolCallObject,
     refusal: Extract<Authorization, { allowed: false }>,
     findings: GuardFinding[] = [],
+    resumedRecord?: string,
   ): Promise<CallResult> {
     const refused = {
       ...finish(toolCall, refusal.status, null, { code: refusal.code, message: refusal.reason }),
       ...metadataOf(false, findings),
     };
-    await this.audit?.record({ identity, tool, arguments: args, toolCall: refused, findings });
+    const outcome = { identity, tool, arguments: args, toolCall: refused, findings };
+    // A retry refused (access revoked, a policy) ends the call its first round began, on the same record.
+    if (resumedRecord !== undefined) await this.audit?.finish(resumedRecord, outcome);
+    else await this.audit?.record(outcome);
     this.metrics.calls.inc({ tool_name: tool.name, source: tool.source.type, status: refused.status });
     if (refusal.status === 'rate_limited')
       return { status: 'rate_limited', toolCall: refused, retryAfterSeconds: refusal.retryAfterSeconds ?? 1 };
@@ -374,10 +456,13 @@ export class ToolDispatcher implements BeforeApplicationShutdown {
     args: unknown,
     toolCall: ToolCallObject,
     rejection: CallRejection,
+    resumedRecord: string | undefined,
     invalid: Invalid,
   ): Promise<CallResult> {
     const failed = finish(toolCall, 'failed', null, { code: invalid.code, message: invalid.message });
-    await this.audit?.record({ identity, tool, arguments: args, toolCall: failed, rejection });
+    const outcome = { identity, tool, arguments: args, toolCall: failed, rejection };
+    if (resumedRecord !== undefined) await this.audit?.finish(resumedRecord, outcome);
+    else await this.audit?.record(outcome);
     return invalid;
   }
 }
@@ -440,14 +525,17 @@ function invalidArguments(message: string): Invalid {
 }
 
 /** How a call that ran ended; `payload` when the tool answered, whether it succeeded or reported an error. */
-interface CallEnd {
+interface EndedCall {
   status: Extract<ToolCallStatus, 'completed' | 'failed' | 'cancelled'>;
   payload?: ToolPayload;
   error: ToolCallObject['error'];
   injectionSuspected?: boolean;
 }
 
-function failure(code: string, message: string): CallEnd {
+/** An ended call, or one that waits for the client's input, which the caller relays. */
+type CallEnd = EndedCall | { status: 'input_required'; error: null; inputRequired: InputRequired };
+
+function failure(code: string, message: string): EndedCall {
   return { status: 'failed', error: { code, message } };
 }
 

@@ -13,6 +13,13 @@ const MAX_LISTED_TOOLS = 10_000;
 
 export type DefinitionVerdict = { ok: true } | { ok: false; code: 'pending_change' | 'stale'; message: string };
 
+/** Where the server's current tools are read: an SDK client's connection, or a 2026-07-28 client. */
+export interface ToolLister {
+  /** Listings are kept per lister: one connection's (or one modern client's) view of the server. */
+  readonly key: object;
+  listPage(cursor: string | undefined, signal: AbortSignal): Promise<{ tools: unknown[]; nextCursor?: string }>;
+}
+
 /**
  * Before a call is sent, compares the definition the server offers now, on the very connection the call
  * will use, with the catalog entry that was approved. A server can change a tool at any moment, without
@@ -25,7 +32,7 @@ export type DefinitionVerdict = { ok: true } | { ok: false; code: 'pending_chang
  */
 @Injectable()
 export class McpDefinitionCheck {
-  private readonly listings = new WeakMap<Client, { listedAt: number; generation: number; tools: Map<string, Tool> }>();
+  private readonly listings = new WeakMap<object, { listedAt: number; generation: number; tools: Map<string, Tool> }>();
   /** Per source name: bumped by `forget`, so listings taken before it are not reused. */
   private readonly generations = new Map<string, number>();
 
@@ -34,11 +41,11 @@ export class McpDefinitionCheck {
     private readonly clock: Clock,
   ) {}
 
-  async verify(client: Client, entry: ExecutableTool, signal: AbortSignal): Promise<DefinitionVerdict> {
+  async verify(lister: ToolLister, entry: ExecutableTool, signal: AbortSignal): Promise<DefinitionVerdict> {
     // Only discovered entries (no registering tenant) hold the server's own definition. A tool registered by
     // hand describes the server's tool in its registrant's words: there is no server definition to compare.
     if (entry.registeredBy !== undefined) return { ok: true };
-    const offered = (await this.listing(client, entry.source.server_name ?? '', signal)).get(entry.source.tool_name!);
+    const offered = (await this.listing(lister, entry.source.server_name ?? '', signal)).get(entry.source.tool_name!);
     if (!offered)
       return {
         ok: false,
@@ -59,10 +66,19 @@ export class McpDefinitionCheck {
     this.generations.set(sourceName, (this.generations.get(sourceName) ?? 0) + 1);
   }
 
-  private async listing(client: Client, sourceName: string, signal: AbortSignal): Promise<Map<string, Tool>> {
+  /** The SDK client's lister: tools/list on its connection. */
+  sdkLister(client: Client): ToolLister {
+    return {
+      key: client,
+      listPage: (cursor, signal) =>
+        listToolsPage(client, cursor, { signal, timeout: this.config.mcp.discovery_timeout }),
+    };
+  }
+
+  private async listing(lister: ToolLister, sourceName: string, signal: AbortSignal): Promise<Map<string, Tool>> {
     const maxAge = this.config.mcp.definition_check_max_age;
     const generation = this.generations.get(sourceName) ?? 0;
-    const cached = this.listings.get(client);
+    const cached = this.listings.get(lister.key);
     if (
       cached &&
       maxAge > 0 &&
@@ -73,7 +89,7 @@ export class McpDefinitionCheck {
     const tools = new Map<string, Tool>();
     let cursor: string | undefined;
     do {
-      const page = await listToolsPage(client, cursor, { signal, timeout: this.config.mcp.discovery_timeout });
+      const page = await lister.listPage(cursor, signal);
       // A tool discovery would leave out is not offered: its entry is stale, as discovery would make it.
       for (const offered of page.tools) {
         const parsed = offeredTool(offered);
@@ -81,7 +97,7 @@ export class McpDefinitionCheck {
       }
       cursor = page.nextCursor;
     } while (cursor && tools.size < MAX_LISTED_TOOLS);
-    this.listings.set(client, { listedAt: this.clock.now().getTime(), generation, tools });
+    this.listings.set(lister.key, { listedAt: this.clock.now().getTime(), generation, tools });
     return tools;
   }
 }

@@ -19,6 +19,9 @@ import { toolsOutsideServer } from '../catalog/impersonation-peers';
 import { SYSTEM_REVIEWER, ToolReviewService } from '../catalog/tool-review.service';
 import { PendingChange, ToolEntity } from '../catalog/tool.entity';
 import type { JsonSchema } from '../tool-executor';
+import { listModernToolsPage } from './era-2026/modern-tools';
+import { headerParameters } from './era-2026/param-headers';
+import { SourceEra, UpstreamEras } from './era-2026/upstream-eras';
 import { McpClientPool } from './mcp-client-pool';
 import { listToolsPage, offeredTool, RejectedTool } from './mcp-tool-listing';
 import { SsrfGuardedFetch } from './ssrf-guarded-fetch';
@@ -88,6 +91,7 @@ export class McpDiscoveryService {
     private readonly clock: Clock,
     private readonly background: BackgroundTasks,
     private readonly guardedFetch: SsrfGuardedFetch,
+    private readonly eras: UpstreamEras,
     metrics: MetricsRegistry,
   ) {
     this.schemaChanges = metrics.counter({
@@ -109,7 +113,7 @@ export class McpDiscoveryService {
       renamed: [],
       name_conflicts: [],
     };
-    let offered: unknown[];
+    let offered: { tools: unknown[]; era: SourceEra };
     const timeoutMs = this.config.mcp.discovery_timeout;
     try {
       // One bound for the whole discovery (connect, retry, every page), so one server never holds up the rest.
@@ -121,7 +125,7 @@ export class McpDiscoveryService {
       this.health.recordDiscovery(source.name, false);
       return { ...empty, status: 'error', error: message };
     }
-    const { tools, rejected } = this.screen(offered);
+    const { tools, rejected } = this.screen(offered.tools, offered.era);
     for (const refusal of rejected)
       this.logger.warn(`MCP source '${source.name}': tool '${refusal.tool}' left out: ${refusal.message}`);
     const { result, changes } = await this.dataSource.transaction(async (manager) => {
@@ -150,7 +154,7 @@ export class McpDiscoveryService {
    * that are not valid MCP tools (a schema without the object root MCP clients require) are refused one by
    * one: the rest of the server's tools are still discovered.
    */
-  private screen(offered: unknown[]): { tools: Tool[]; rejected: RejectedTool[] } {
+  private screen(offered: unknown[], era: SourceEra): { tools: Tool[]; rejected: RejectedTool[] } {
     const tools: Tool[] = [];
     const rejected: RejectedTool[] = [];
     for (const entry of offered) {
@@ -160,6 +164,12 @@ export class McpDiscoveryService {
         continue;
       }
       const tool = parsed.tool;
+      // A 2026-07-28 client must leave out a tool whose x-mcp-header annotations are invalid (Streamable HTTP).
+      const headers = era === 'modern' ? headerParameters(tool.inputSchema) : undefined;
+      if (headers && 'problem' in headers) {
+        rejected.push({ tool: tool.name, param: 'input_schema', message: `input_schema: ${headers.problem}` });
+        continue;
+      }
       const content = contentOf(tool);
       const oversized = oversizedField(content, this.config.catalog);
       if (oversized) {
@@ -190,8 +200,28 @@ export class McpDiscoveryService {
     return { tools, rejected };
   }
 
-  /** Every tool of the server, following pagination (the caller bounds the time). */
-  private async listTools(source: McpSourceEntity): Promise<unknown[]> {
+  /**
+   * Every tool of the server, following pagination (the caller bounds the time), in the era the server speaks:
+   * each refresh asks it again, as the server may have been upgraded or replaced since.
+   */
+  private async listTools(source: McpSourceEntity): Promise<{ tools: unknown[]; era: SourceEra }> {
+    this.eras.forget(source);
+    const modern = await this.eras.modern(source);
+    if (modern) {
+      const signal = AbortSignal.timeout(this.config.mcp.discovery_timeout);
+      const tools: unknown[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await listModernToolsPage(modern, cursor, signal);
+        tools.push(...page.tools);
+        cursor = page.nextCursor;
+      } while (cursor && tools.length < 10_000);
+      return { tools, era: 'modern' };
+    }
+    return { tools: await this.listLegacyTools(source), era: 'legacy' };
+  }
+
+  private async listLegacyTools(source: McpSourceEntity): Promise<unknown[]> {
     const attempt = async () => {
       const { client } = await this.pool.client(source);
       const tools: unknown[] = [];

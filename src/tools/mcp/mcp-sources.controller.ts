@@ -5,6 +5,7 @@ import { Admin, Authenticated } from '../../auth/auth.decorators';
 import { ApiErrors } from '../../common/api-errors.decorator';
 import { ListQueryDto } from '../../common/list.dto';
 import { McpDiscoveryService } from './mcp-discovery.service';
+import { UpstreamEras } from './era-2026/upstream-eras';
 import { McpHealth } from './mcp-health';
 import { CreateMcpSourceDto, McpSourceDto, UpdateMcpSourceDto } from './mcp-sources.dto';
 import { McpSourcesService, presentSource } from './mcp-sources.service';
@@ -19,6 +20,7 @@ export class McpSourcesController {
     private readonly sources: McpSourcesService,
     private readonly discovery: McpDiscoveryService,
     private readonly health: McpHealth,
+    private readonly eras: UpstreamEras,
   ) {}
 
   @Post()
@@ -124,7 +126,10 @@ export class McpSourcesController {
 
   @Get(':name/health')
   @ApiOperation({
-    summary: 'Source health (admin): last discovery, recent execution success rate and latency (p50/p95)',
+    summary:
+      'Source health (admin): last discovery, recent execution success rate and latency (p50/p95), and the protocol era it is spoken to in',
+    description:
+      'protocol_era: "modern" when the server answered server/discover with 2026-07-28 and is spoken to in that revision, "legacy" when it is spoken to through the MCP SDK (2025-11-25 and earlier; always for stdio and SSE sources), null while this replica has not asked it yet.',
   })
   @ApiErrors(404)
   async sourceHealth(@Param('name') name: string) {
@@ -138,6 +143,8 @@ export class McpSourcesController {
       status: healthy ? 'healthy' : 'unhealthy',
       discovery: presentSource(source).last_discovery,
       execution,
+      // Learnt per replica from the server itself, so unknown (null) until this replica has asked.
+      protocol_era: this.eras.known(source) ?? null,
     };
   }
 }

@@ -4,6 +4,7 @@ import { ObservabilityModule } from '../../observability/observability.module';
 import { CatalogModule } from '../catalog/catalog.module';
 import { CredentialsModule } from '../catalog/credentials/credentials.module';
 import { RegistryModule } from '../registry/registry.module';
+import { UpstreamEras } from './era-2026/upstream-eras';
 import { McpClientPool } from './mcp-client-pool';
 import { McpDiscoveryService } from './mcp-discovery.service';
 import { McpExecutor } from './mcp-executor';
@@ -21,6 +22,7 @@ import { SsrfGuardedFetch } from './ssrf-guarded-fetch';
   providers: [
     SsrfGuardedFetch,
     McpClientPool,
+    UpstreamEras,
     McpHealth,
     McpSourceRepository,
     McpSourcesService,

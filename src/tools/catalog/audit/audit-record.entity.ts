@@ -4,7 +4,8 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 /**
  * `started`: the call was sent to the tool and its outcome is unknown (the replica stopped before it
  * finished). `invalid` and `refused` are calls turned away before running: arguments that do not match
- * the schema, a client-executed function tool.
+ * the schema, a client-executed function tool. `input_required`: the call waits for its MCP 2026-07-28
+ * client's input (elicitation, sampling); the client's retry resumes it on the same record.
  */
 export const AUDIT_STATUSES = [
   'success',
@@ -15,6 +16,7 @@ export const AUDIT_STATUSES = [
   'invalid',
   'refused',
   'started',
+  'input_required',
 ] as const;
 
 export type AuditStatus = (typeof AUDIT_STATUSES)[number];

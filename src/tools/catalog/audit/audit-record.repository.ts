@@ -81,6 +81,32 @@ export class AuditRecordRepository {
     await traceDatabase(this.tracing, 'UPDATE', 'tool_audit_records', query);
   }
 
+  /** A started call now waits for its client's input; `durationMs` is how long it ran so far. */
+  async awaitInput(id: string, durationMs: number | null): Promise<void> {
+    const query = () =>
+      this.dataSource.query(
+        `UPDATE tool_audit_records SET status = 'input_required', duration_ms = $2 WHERE id = $1 AND status = 'started'`,
+        [id, durationMs],
+      );
+    await traceDatabase(this.tracing, 'UPDATE', 'tool_audit_records', query);
+  }
+
+  /**
+   * Takes a waiting call back for its retry: `started` again, in one conditional update, so that of two retries
+   * presenting the same state only one proceeds. False when the record is not the tenant's or not waiting.
+   */
+  async resume(id: string, tenantId: string): Promise<boolean> {
+    const query = () =>
+      this.dataSource.query(
+        `UPDATE tool_audit_records SET status = 'started'
+          WHERE id = $1 AND tenant_id = $2 AND status = 'input_required' RETURNING id`,
+        [id, tenantId],
+      );
+    // TypeORM answers an UPDATE with [rows, affected count].
+    const [rows] = (await traceDatabase(this.tracing, 'UPDATE', 'tool_audit_records', query)) as [unknown[], number];
+    return rows.length === 1;
+  }
+
   /** The record, if it exists (and belongs to `tenantId` when one is given). */
   byId(id: string, tenantId?: string): Promise<AuditRecordEntity | null> {
     return this.records.findOneBy({ id, ...(tenantId && { tenantId }) });

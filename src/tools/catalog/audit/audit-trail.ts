@@ -9,6 +9,10 @@ import { AuditOutcome, AuditRecordRepository } from './audit-record.repository';
 import { Redactor } from './redaction';
 import { DEFAULT_SECRET_KEYS } from './secret-key-names';
 
+/**
+ * A call waiting for its client's input keeps its record `input_required` (set by awaitInput, not by a status
+ * of the tool_call): one record per call, however many rounds it takes.
+ */
 const STATUS: Record<ToolCallStatus, AuditStatus> = {
   in_progress: 'started',
   completed: 'success',
@@ -68,6 +72,15 @@ export class AuditTrail extends ToolCallAudit {
     const level = auditLevelOf(outcome);
     if (!level) return;
     await this.records.complete(record, this.outcomeFields(outcome, level));
+  }
+
+  async awaitInput(record: StartedRecord, outcome: ToolCallOutcome): Promise<void> {
+    if (!auditLevelOf(outcome)) return;
+    await this.records.awaitInput(record, outcome.toolCall.duration_ms);
+  }
+
+  resume(record: StartedRecord, tenantId: string): Promise<boolean> {
+    return this.records.resume(record, tenantId);
   }
 
   /** Who called what, with which arguments: known before the call runs. */

@@ -82,7 +82,8 @@ export class AuditRecordDto {
   @ApiProperty({ example: 'call_abc123' }) call_id: string;
   @ApiProperty({
     enum: AUDIT_STATUSES,
-    description: '`started`: the call was sent and its outcome is unknown (the service stopped during the call).',
+    description:
+      "`started`: the call was sent and its outcome is unknown (the service stopped during the call). `input_required`: the call's MCP 2026-07-28 tool waits for the client's input; the client's retry completes this record.",
   })
   status: string;
   @ApiProperty({ example: 342, nullable: true, type: Number }) duration_ms: number | null;
