@@ -39,6 +39,18 @@ describe('MCP 2026-07-28 at /mcp, beside 2025-11-25', () => {
     await assignedBundle(t, 'trial', [jira], { tenant_id: 'initech' });
     const echo = (await t.http.get('/v1/tools?q=echo&type=builtin').set(bearer(t.adminKey))).body.data[0].id;
     await assignedBundle(t, 'support', [echo], { tenant_id: 'acme', agent_profile: 'support' });
+    await approvedTool(t, 'spanner-query', {
+      source: { type: 'function' },
+      tenant_access: { mode: 'allowlist', allowlist: ['acme'] },
+      schema: {
+        type: 'object',
+        properties: {
+          region: { type: 'string', description: 'Where the query runs.', 'x-mcp-header': 'Region' },
+          query: { type: 'string', maxLength: 1000 },
+        },
+        required: ['query'],
+      },
+    });
   });
   afterAll(() => t?.close());
 
@@ -60,7 +72,7 @@ describe('MCP 2026-07-28 at /mcp, beside 2025-11-25', () => {
   it("lists each caller's own tools in a fixed order, with private cache hints and the server's identity", async () => {
     const acme = await modern('acme').listTools();
     expect(acme.status).toBe(200);
-    expect(toolNames(acme)).toEqual(['aws-s3', ...BUILTINS, 'jira-search'].sort());
+    expect(toolNames(acme)).toEqual(['aws-s3', ...BUILTINS, 'jira-search', 'spanner-query'].sort());
     expect(result(acme)).toEqual(
       expect.objectContaining({
         resultType: 'complete',
@@ -209,6 +221,44 @@ describe('MCP 2026-07-28 at /mcp, beside 2025-11-25', () => {
     // The Base64 sentinel is decoded before comparing.
     const encoded = await client.callTool('echo', { text: 'y' }, { headers: { 'Mcp-Name': '=?base64?ZWNobw==?=' } });
     expect(result(encoded).isError).toBeFalsy();
+  });
+
+  it('checks the Mcp-Param headers of x-mcp-header parameters against the arguments, running nothing on a mismatch', async () => {
+    const client = modern('acme');
+    const listed = (result(await client.listTools()).tools as { name: string; inputSchema: unknown }[]).find(
+      (tool) => tool.name === 'spanner-query',
+    );
+    expect(listed?.inputSchema).toMatchObject({ properties: { region: { 'x-mcp-header': 'Region' } } });
+    const before = (await auditOf('tool_name=spanner-query')).length;
+    const query = 'SELECT 1';
+    const refused: [Record<string, unknown>, Record<string, string>][] = [
+      [{ region: 'us-west1', query }, {}],
+      [{ region: 'us-west1', query }, { 'Mcp-Param-Region': 'eu-west1' }],
+      [{ region: 'us-west1', query }, { 'Mcp-Param-Region': '=?base64?@@?=' }],
+      [{ query }, { 'Mcp-Param-Region': 'us-west1' }],
+    ];
+    for (const [args, headers] of refused) {
+      const answer = await client.callTool('spanner-query', args, { headers });
+      expect(answer.status).toBe(400);
+      expect(answer.response?.error).toEqual({
+        code: -32020,
+        message: expect.stringMatching(/^Header mismatch: Mcp-Param-Region /),
+      });
+    }
+    expect((await auditOf('tool_name=spanner-query')).length).toBe(before);
+    // Matching headers, plain or in the Base64 sentinel (decoded before comparing), and none for an absent argument.
+    const zurich = `=?base64?${Buffer.from('Zürich').toString('base64')}?=`;
+    const accepted: [Record<string, unknown>, Record<string, string>][] = [
+      [{ region: 'us-west1', query }, { 'Mcp-Param-Region': 'us-west1' }],
+      [{ region: 'Zürich', query }, { 'Mcp-Param-Region': zurich }],
+      [{ query }, {}],
+    ];
+    for (const [args, headers] of accepted) {
+      const answer = await client.callTool('spanner-query', args, { headers });
+      expect(answer.status).toBe(200);
+      expect(answer.response?.error).toBeUndefined();
+    }
+    expect((await auditOf('tool_name=spanner-query')).length).toBe(before + accepted.length);
   });
 
   it('answers an unknown protocol version with UnsupportedProtocolVersion listing the supported ones', async () => {

@@ -225,6 +225,12 @@ export class McpGatewayService {
     return { content: [{ type: 'text', text: JSON.stringify(found) }], structuredContent: found };
   }
 
+  /** The input schema a caller is served for a tool, or undefined (a tool it cannot see, or a meta-tool). */
+  async servedInputSchema(identity: Identity, name: string): Promise<unknown> {
+    const tool = (await this.dispatcher.effectiveTools(identity)).find((candidate) => candidate.name === name);
+    return tool && asMcpTool(tool.definition).inputSchema;
+  }
+
   /** The caller's effective set in served order, a page at a time (or the meta-tools when over budget). */
   async listTools(identity: Identity, cursor?: string): Promise<{ tools: Tool[]; nextCursor?: string }> {
     const tools = (await this.dispatcher.effectiveTools(identity)).sort(byServedName);

@@ -9,7 +9,7 @@ import { McpGatewayService, PendingInput } from '../mcp-gateway.service';
 import { isLoggingLevel, LoggingLevel, reaches } from './log-levels';
 import { ModernReply } from './modern-reply';
 import { ErrorCodes, META, ModernError, ModernRequest, SERVED_VERSIONS, SERVER_INFO } from './protocol';
-import { checkedRequest } from './request-envelope';
+import { checkedRequest, checkParameterHeaders } from './request-envelope';
 import { MAX_LISTENERS, ToolListSubscriptions } from './tool-list-subscriptions';
 
 /** How long a server/discover answer stays fresh: it changes only with a new release. */
@@ -53,6 +53,7 @@ export class ModernGatewayService {
     const reply = new ModernReply(response, id);
     try {
       const checked = checkedRequest(request.body, request.headers);
+      if (checked.method === 'tools/call') await this.checkParameterHeaders(identity, checked, request);
       const handler = Object.hasOwn(this.handlers, checked.method) ? this.handlers[checked.method] : undefined;
       if (!handler) {
         throw new ModernError(ErrorCodes.MethodNotFound, `Method not found: ${checked.method.slice(0, 100)}`, 404);
@@ -61,6 +62,14 @@ export class ModernGatewayService {
     } catch (error) {
       reply.error(asModernError(error, this.logger));
     }
+  }
+
+  /** A tools/call's Mcp-Param-* headers against its arguments, for the tool as this caller is served it. */
+  private async checkParameterHeaders(identity: Identity, checked: ModernRequest, request: Request): Promise<void> {
+    const { name, arguments: args } = checked.params;
+    if (typeof name !== 'string' || (args !== undefined && (args === null || typeof args !== 'object'))) return;
+    const schema = await this.gateway.servedInputSchema(identity, name);
+    checkParameterHeaders(schema, (args ?? {}) as Record<string, unknown>, request.headers);
   }
 
   private discover(): Record<string, unknown> {

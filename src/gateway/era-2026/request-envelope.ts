@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { decodeHeaderValue } from '../../common/mcp-2026';
+import { headerParameters, parameterValues } from '../../common/mcp-param-headers';
 import { ErrorCodes, META, MODERN_VERSIONS, ModernError, ModernRequest, SERVED_VERSIONS } from './protocol';
 
 /** Methods whose Mcp-Name header mirrors params.name. */
@@ -45,6 +46,31 @@ export function checkedRequest(body: unknown, headers: IncomingHttpHeaders): Mod
     if (typeof name !== 'string' || headerName !== name) throw mismatch('Mcp-Name', headerName, name);
   }
   return request as ModernRequest;
+}
+
+/**
+ * Checks a tools/call's `Mcp-Param-*` headers against its arguments, for a tool whose served input schema marks
+ * parameters with `x-mcp-header` (Streamable HTTP page, "Server Behavior for Custom Headers"): each one present in
+ * the arguments must come as its header, decoded equal to it, and none absent from them may. Headers of names the
+ * schema does not mark are an intermediary's, passed over.
+ */
+export function checkParameterHeaders(
+  inputSchema: unknown,
+  args: Record<string, unknown>,
+  headers: IncomingHttpHeaders,
+): void {
+  const found = headerParameters(inputSchema);
+  if ('problem' in found || found.parameters.length === 0) return;
+  const values = parameterValues(found.parameters, args);
+  for (const { name } of found.parameters) {
+    const header = `Mcp-Param-${name}`;
+    const sent = headers[header.toLowerCase()];
+    const decoded = sent === undefined ? undefined : Array.isArray(sent) ? null : decodeHeaderValue(sent);
+    const expected = values.get(name);
+    if (decoded === null || (sent !== undefined && decoded === undefined))
+      throw new ModernError(ErrorCodes.HeaderMismatch, `Header mismatch: ${header} is not a valid header value`, 400);
+    if (decoded !== expected) throw mismatch(header, decoded, expected);
+  }
 }
 
 function single(headers: IncomingHttpHeaders, name: string): string | undefined {

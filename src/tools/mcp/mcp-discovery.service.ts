@@ -20,7 +20,7 @@ import { SYSTEM_REVIEWER, ToolReviewService } from '../catalog/tool-review.servi
 import { PendingChange, ToolEntity } from '../catalog/tool.entity';
 import type { JsonSchema } from '../tool-executor';
 import { listModernToolsPage } from './era-2026/modern-tools';
-import { headerParameters } from './era-2026/param-headers';
+import { headerParameters } from '../../common/mcp-param-headers';
 import { SourceEra, UpstreamEras } from './era-2026/upstream-eras';
 import { McpClientPool } from './mcp-client-pool';
 import { listToolsPage, offeredTool, RejectedTool } from './mcp-tool-listing';

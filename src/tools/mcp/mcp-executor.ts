@@ -17,7 +17,7 @@ import {
 } from '../tool-executor';
 import { callModernTool, listModernToolsPage } from './era-2026/modern-tools';
 import { ModernUpstream, UpstreamHttpError, UpstreamRpcError } from './era-2026/modern-upstream';
-import { parameterHeaders } from './era-2026/param-headers';
+import { parameterHeaders } from '../../common/mcp-param-headers';
 import { UpstreamEras } from './era-2026/upstream-eras';
 import { McpClientPool } from './mcp-client-pool';
 import { McpMessageTooLargeError } from './mcp-connection';

@@ -1,4 +1,4 @@
-import { encodeHeaderValue } from '../../../common/mcp-2026';
+import { encodeHeaderValue } from './mcp-2026';
 
 /** RFC 9110 field-name token characters (tchar). */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -53,20 +53,31 @@ export function headerParameters(schema: unknown): { parameters: HeaderParameter
   return { parameters };
 }
 
-/** The `Mcp-Param-*` headers of a call: each annotated parameter present in the arguments, encoded. */
-export function parameterHeaders(schema: unknown, args: Record<string, unknown>): Record<string, string> {
-  const found = headerParameters(schema);
-  if ('problem' in found) return {};
-  const headers: Record<string, string> = {};
-  for (const { name, path } of found.parameters) {
+/**
+ * The values a call's `Mcp-Param-*` headers carry, before encoding, by header name: each annotated parameter
+ * present in the arguments as a string, a safe integer or a boolean.
+ */
+export function parameterValues(parameters: HeaderParameter[], args: Record<string, unknown>): Map<string, string> {
+  const values = new Map<string, string>();
+  for (const { name, path } of parameters) {
     let value: unknown = args;
     for (const key of path) {
       value =
         value !== null && typeof value === 'object' && Object.hasOwn(value, key) ? (value as never)[key] : undefined;
     }
-    if (typeof value === 'string') headers[`Mcp-Param-${name}`] = encodeHeaderValue(value);
+    if (typeof value === 'string') values.set(name, value);
     else if (typeof value === 'boolean' || (typeof value === 'number' && Number.isSafeInteger(value)))
-      headers[`Mcp-Param-${name}`] = String(value);
+      values.set(name, String(value));
   }
+  return values;
+}
+
+/** The `Mcp-Param-*` headers of a call: each annotated parameter present in the arguments, encoded. */
+export function parameterHeaders(schema: unknown, args: Record<string, unknown>): Record<string, string> {
+  const found = headerParameters(schema);
+  if ('problem' in found) return {};
+  const headers: Record<string, string> = {};
+  for (const [name, value] of parameterValues(found.parameters, args))
+    headers[`Mcp-Param-${name}`] = encodeHeaderValue(value);
   return headers;
 }

@@ -1,4 +1,4 @@
-import { headerParameters, parameterHeaders } from './param-headers';
+import { headerParameters, parameterHeaders } from './mcp-param-headers';
 
 const schema = (properties: Record<string, unknown>) => ({ type: 'object', properties });
 
