@@ -19,6 +19,9 @@ import { auc, belowCell, detectionAtFp, detectionAtFpOfSuspicion, fixed, remembe
 
 type Score = (tool: CorpusTool) => number;
 
+/** Every how many tools of the shipped training set (other than the writer rounds) one trains the encoder head. */
+const HEAD_TRAINING_STRIDE = 4;
+
 /** Review score, AUC and detection at 3% false positives, without and with the encoder, on one line each. */
 function compare(label: string, attacks: CorpusTool[], benign: CorpusTool[], scores: Record<string, Score>): void {
   console.log(`    ${label}`);
@@ -45,8 +48,11 @@ async function setUp() {
     ...blind.attacks,
     ...blind.benign,
   ];
-  // Every tool any training set below is drawn from; the folds leave some out.
-  const training = trainingSetWithWriterRounds(() => false);
+  // What the heads learn from: the writer rounds whole and every fourth other tool of the shipped training set
+  // (embedding all of it takes over an hour on this machine); the folds leave some out.
+  const training = trainingSetWithWriterRounds(() => false).filter(
+    (tool, i) => tool.source.startsWith('writer:') || i % HEAD_TRAINING_STRIDE === 0,
+  );
 
   const encoded = (tool: CorpusTool) => ({ name: tool.name, texts: reviewedTexts(subjectOf(tool)) });
   const started = performance.now();
@@ -81,14 +87,15 @@ async function setUp() {
  * over those, calibrated on benign servers' out-of-fold readings like the sentence model, adds a finding. Measured on
  * what no part of it was trained on:
  * - rounds 9 to 13 against the held-out benign tools, shipped review with and without the head (trained on the
- *   shipped training set);
- * - leave one writer out over the writer rounds: sentence model and head both trained without that writer.
- * Leave one family out is `npm run bench review-encoder-families`.
+ *   shipped training set's writer rounds and a quarter of the rest);
+ * - the blind rounds (blind-*.json), likewise.
+ * Leave one writer out is `npm run bench review-encoder-writers`, leave one family out
+ * `npm run bench review-encoder-families`.
  */
 export async function run(): Promise<void> {
   const s = await setUp();
   const review = s.reviewScore(undefined);
-  const head = trainCalibratedEncoder(s.rowsOf(shippedTrainingSet()));
+  const head = trainCalibratedEncoder(s.foldRows(shippedTrainingSet()));
   console.log('\n  Rounds 9 to 13 (never trained on) against the held-out benign tools');
   compare('attack-heldout-9 to -13.json', s.unseenRounds, s.heldOutBenign, {
     review: review,
