@@ -22,13 +22,19 @@ type Score = (tool: CorpusTool) => number;
 /** Every how many tools of the shipped training set (other than the writer rounds) one trains the encoder head. */
 const HEAD_TRAINING_STRIDE = 4;
 
-/** Review score, AUC and detection at 3% false positives, without and with the encoder, on one line each. */
+/**
+ * Detection below the review threshold (and the benign tools below it: false positives there), AUC and detection at
+ * 3% false positives, without and with the encoder, on one line each.
+ */
 function compare(label: string, attacks: CorpusTool[], benign: CorpusTool[], scores: Record<string, Score>): void {
   console.log(`    ${label}`);
   for (const [name, score] of Object.entries(scores)) {
     const a = attacks.map(score);
     const b = benign.map(score);
-    console.log(`      ${name.padEnd(22)} ${belowCell(a)}   AUC ${fixed(auc(a, b))}   at 3% FP ${detectionAtFp(a, b)}`);
+    console.log(
+      `      ${name.padEnd(22)} ${belowCell(a)} (benign ${belowCell(b).trim()})   AUC ${fixed(auc(a, b))}   ` +
+        `at 3% FP ${detectionAtFp(a, b)}`,
+    );
   }
 }
 
