@@ -238,7 +238,7 @@ describe('MCP 2026-07-28 at /mcp, beside 2025-11-25', () => {
       [{ query }, { 'Mcp-Param-Region': 'us-west1' }],
     ];
     for (const [args, headers] of refused) {
-      const answer = await client.callTool('spanner-query', args, { headers });
+      const answer = await client.callTool('spanner-query', args, { headers, mirrorParameters: false });
       expect(answer.status).toBe(400);
       expect(answer.response?.error).toEqual({
         code: -32020,
@@ -254,11 +254,14 @@ describe('MCP 2026-07-28 at /mcp, beside 2025-11-25', () => {
       [{ query }, {}],
     ];
     for (const [args, headers] of accepted) {
-      const answer = await client.callTool('spanner-query', args, { headers });
+      const answer = await client.callTool('spanner-query', args, { headers, mirrorParameters: false });
       expect(answer.status).toBe(200);
       expect(answer.response?.error).toBeUndefined();
     }
     expect((await auditOf('tool_name=spanner-query')).length).toBe(before + accepted.length);
+    // A client mirroring the parameters itself, as the transport page asks, is served.
+    const mirrored = await client.callTool('spanner-query', { region: 'eu-north1', query });
+    expect(mirrored.response?.error).toBeUndefined();
   });
 
   it('answers an unknown protocol version with UnsupportedProtocolVersion listing the supported ones', async () => {

@@ -1,9 +1,12 @@
+import { parameterHeaders } from '../../src/common/mcp-param-headers';
 import { readSse } from './sse';
 
 /**
  * A small MCP client written to the 2026-07-28 schema (../shared/mcp-spec-2026-07-28/schema.ts): every
  * request is a POST carrying its protocol version, client identity and capabilities in `_meta`, with the
- * MCP-Protocol-Version, Mcp-Method and Mcp-Name headers mirroring the body. Answers are JSON or an SSE
+ * MCP-Protocol-Version, Mcp-Method and Mcp-Name headers mirroring the body, and the Mcp-Param-* headers of a
+ * tool's `x-mcp-header` parameters (from the tools it has listed; on a HeaderMismatch about them it lists the
+ * tools and tries once more, as the transport page advises). Answers are JSON or an SSE
  * stream of notifications ending with the response. No SDK implements this revision yet.
  */
 export const PROTOCOL_VERSION = '2026-07-28';
@@ -35,12 +38,16 @@ export interface RequestOptions {
   capabilities?: Record<string, unknown>;
   /** Header overrides; undefined removes a header the client would send. */
   headers?: Record<string, string | undefined>;
+  /** Whether to send the Mcp-Param-* headers of the tool's x-mcp-header parameters (default true). */
+  mirrorParameters?: boolean;
   signal?: AbortSignal;
   onNotification?(message: JsonRpcMessage): void;
 }
 
 export class Mcp2026Client {
   private nextId = 1;
+  /** Input schemas of the tools this client has listed, by name: where its x-mcp-header parameters are. */
+  private readonly schemas = new Map<string, unknown>();
 
   constructor(
     private readonly endpoint: string,
@@ -57,7 +64,7 @@ export class Mcp2026Client {
   }
 
   callTool(name: string, args: Record<string, unknown>, options: RequestOptions = {}): Promise<Answer> {
-    return this.request('tools/call', { name, arguments: args }, options);
+    return this.call({ name, arguments: args }, options);
   }
 
   /**
@@ -71,7 +78,21 @@ export class Mcp2026Client {
     requestState: string,
     options: RequestOptions = {},
   ): Promise<Answer> {
-    return this.request('tools/call', { name, arguments: args, inputResponses, requestState }, options);
+    return this.call({ name, arguments: args, inputResponses, requestState }, options);
+  }
+
+  /** A tools/call; refused for its Mcp-Param-* headers, the tools are listed again and it is sent once more. */
+  private async call(
+    params: { name: string; arguments: Record<string, unknown> } & Record<string, unknown>,
+    options: RequestOptions,
+  ) {
+    const answer = await this.request('tools/call', params, options);
+    const error = answer.response?.error;
+    if (options.mirrorParameters === false || error?.code !== -32020 || !/Mcp-Param-/.test(error.message))
+      return answer;
+    for (let cursor: string | undefined, first = true; first || cursor; first = false)
+      cursor = (await this.listTools(cursor)).response?.result?.nextCursor as string | undefined;
+    return this.request('tools/call', params, options);
   }
 
   /** Opens subscriptions/listen; the answer settles when the stream ends. */
@@ -100,6 +121,9 @@ export class Mcp2026Client {
       'MCP-Protocol-Version': this.version,
       'Mcp-Method': method,
       ...(typeof params.name === 'string' && { 'Mcp-Name': headerValue(params.name) }),
+      ...(method === 'tools/call' &&
+        options.mirrorParameters !== false &&
+        parameterHeaders(this.schemas.get(params.name as string), (params.arguments ?? {}) as Record<string, unknown>)),
       ...this.credentials,
       ...options.headers,
     };
@@ -115,6 +139,9 @@ export class Mcp2026Client {
     const answer: Answer = { status: response.status, notifications: [] };
     if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
       answer.response = (await response.json()) as JsonRpcMessage;
+      if (method === 'tools/list')
+        for (const tool of (answer.response.result?.tools ?? []) as { name: string; inputSchema: unknown }[])
+          this.schemas.set(tool.name, tool.inputSchema);
       return answer;
     }
     await readSse(response, (event) => {
