@@ -85,6 +85,15 @@ export class ToolRepository {
     return rows.map((row) => row.id);
   }
 
+  /** Ids of entries whose definition waits for the sentence encoder (new, changed, or read when it failed), oldest first. */
+  async awaitingEncoder(limit: number): Promise<string[]> {
+    const rows: { id: string }[] = await this.tools.query(
+      `SELECT id FROM tools WHERE auto_review->'encoder'->>'status' IN ('pending', 'unavailable') ORDER BY updated_at LIMIT $1`,
+      [limit],
+    );
+    return rows.map((row) => row.id);
+  }
+
   page<T>(filter: ToolListFilter, query: ListQueryDto, present: (tool: ToolEntity) => T): Promise<ListPage<T>> {
     const builder = this.tools.createQueryBuilder('tool');
     if (filter.visibleTo) {

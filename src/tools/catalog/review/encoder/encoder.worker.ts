@@ -24,7 +24,8 @@ async function main(): Promise<void> {
   const model = await initModel(modelSource);
   port.on('message', ({ id, tool }: EncoderRequest) => {
     encoderFeatures(model, tool).then(
-      (features) => port.postMessage({ type: 'features', id, features } satisfies EncoderReply, [features.buffer as ArrayBuffer]),
+      (features) =>
+        port.postMessage({ type: 'features', id, features } satisfies EncoderReply, [features.buffer as ArrayBuffer]),
       (error: Error) => port.postMessage({ type: 'failed', id, message: error.message } satisfies EncoderReply),
     );
   });
