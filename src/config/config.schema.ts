@@ -419,7 +419,7 @@ export const configSchema = z
             /**
              * Whether the pretrained sentence encoder (src/tools/catalog/review/encoder) reads every new or changed
              * definition in a worker thread after it is stored, adding a finding like the sentence model's. About
-             * 130 ms of CPU per definition and 250 MB of memory while loaded; off never loads the model.
+             * 130 ms of CPU per definition and 130-250 MB of memory while loaded; off never loads the model.
              */
             encoder: z.boolean().default(true),
             /** An OpenAI-compatible chat model that also judges every new or changed definition. Off when unset. */

@@ -4,13 +4,20 @@ import type { EncodedTool } from './encoder-features';
 import type { EncoderReply, EncoderRequest } from './encoder.worker';
 
 /**
- * The thread's heap. The model's weights live in typed arrays outside it (about 250 MB of resident memory in all);
- * the heap holds the vocabulary and one tool's work, which the sentence and character caps bound.
+ * The thread's heap. The model's weights live in typed arrays outside it (the thread adds about 130 MB of resident
+ * memory, up to 250 MB while it reads the largest definition the caps allow); the heap holds the vocabulary and one
+ * tool's work, which the sentence and character caps bound (32 MB loads the model; 64 MB reads the largest tool).
  */
-const HEAP_MB = 256;
+const HEAP_MB = 128;
+/** The limits of the thread; the defaults are the service's, a spec may tighten them. */
+export interface EncoderThreadLimits {
+  heapMb: number;
+  toolTimeoutMs: number;
+}
+
 /** Loading the model is our own code on no input; this only catches a thread that never comes up. */
 const STARTUP_TIMEOUT_MS = 120_000;
-/** One tool takes about 130 ms; a tool still running after this is given up and its thread ended. */
+/** A tool takes 30 ms to 2 s (32 sentences of 600 characters); one still running after this is given up. */
 const TOOL_TIMEOUT_MS = 30_000;
 /** An idle thread keeps the model this long for the next tool, then ends to give its memory back. */
 const IDLE_MS = 5 * 60_000;
@@ -28,6 +35,8 @@ export class EncoderThread {
   private idleTimer?: NodeJS.Timeout;
   private onReply?: (reply: EncoderReply) => void;
   private onFailure?: (error: Error) => void;
+
+  constructor(private readonly limits: EncoderThreadLimits = { heapMb: HEAP_MB, toolTimeoutMs: TOOL_TIMEOUT_MS }) {}
 
   /** The features of one tool (encoder-features.ts); rejects with the reason when the thread fails on it. */
   features(tool: EncodedTool): Promise<Float32Array> {
@@ -47,7 +56,8 @@ export class EncoderThread {
       await this.start();
       this.worker!.ref();
       const id = ++this.nextId;
-      const reply = await this.next(TOOL_TIMEOUT_MS, `embedding took longer than ${TOOL_TIMEOUT_MS / 1000} s`, () =>
+      const { toolTimeoutMs } = this.limits;
+      const reply = await this.next(toolTimeoutMs, `embedding took longer than ${toolTimeoutMs / 1000} s`, () =>
         this.worker!.postMessage({ id, tool } satisfies EncoderRequest),
       );
       if (reply.type === 'failed') throw new Error(reply.message);
@@ -63,7 +73,9 @@ export class EncoderThread {
 
   private start(): Promise<void> {
     if (this.worker && this.ready) return this.ready;
-    const worker = startWorker(__dirname, 'encoder.worker', __filename, { maxOldGenerationSizeMb: HEAP_MB });
+    const worker = startWorker(__dirname, 'encoder.worker', __filename, {
+      maxOldGenerationSizeMb: this.limits.heapMb,
+    });
     this.worker = worker;
     // A thread ended earlier still reports its exit: only the current thread's events count.
     const current = () => this.worker === worker;
@@ -74,7 +86,7 @@ export class EncoderThread {
         current() &&
         this.onFailure?.(
           error.code === 'ERR_WORKER_OUT_OF_MEMORY'
-            ? new Error(`the encoder thread ran out of memory (${HEAP_MB} MB heap)`)
+            ? new Error(`the encoder thread ran out of memory (${this.limits.heapMb} MB heap)`)
             : new Error(`the encoder thread failed: ${error.message}`),
         ),
     );
