@@ -265,21 +265,28 @@ export class ToolReviewService implements OnApplicationBootstrap {
     this.encoding = true;
     this.background.run('review_encoder', async () => {
       try {
+        let more: boolean;
         do {
           this.encodeAgain = false;
-          for (const id of await this.tools.awaitingEncoder(ENCODER_BATCH)) await this.encodeOne(id);
-        } while (this.encodeAgain);
+          const ids = await this.tools.awaitingEncoder(ENCODER_BATCH);
+          let read = 0;
+          for (const id of ids) if (await this.encodeOne(id)) read++;
+          // A full batch that got somewhere may have more behind it (a large discovery); one that only failed
+          // again stops here, and waits for the next review or refresh.
+          more = ids.length === ENCODER_BATCH && read > 0;
+        } while (this.encodeAgain || more);
       } finally {
         this.encoding = false;
       }
     });
   }
 
-  private async encodeOne(id: string): Promise<void> {
+  /** Reads one definition and stores the reading; whether a reading was stored. */
+  private async encodeOne(id: string): Promise<boolean> {
     const tool = await this.tools.byId(id);
     const hash = tool && contentHash(tool);
     if (!tool || this.currentEncoding(tool)?.status === 'done' || tool.autoReview.encoder?.content_hash !== hash)
-      return;
+      return false;
     let outcome: Pick<EncoderRecord, 'status' | 'logit' | 'reading' | 'error'>;
     try {
       const { logit, reading } = await this.encoder.read({ name: tool.name, texts: reviewedTexts(subjectOf(tool)) });
@@ -288,10 +295,10 @@ export class ToolReviewService implements OnApplicationBootstrap {
       this.logger.warn(`The sentence encoder could not read tool '${tool.name}': ${(error as Error).message}`);
       outcome = { status: 'unavailable', error: (error as Error).message };
     }
-    await this.dataSource.transaction(async (manager) => {
+    const stored = await this.dataSource.transaction(async (manager) => {
       const current = await this.tools.lockById(manager, id);
       // The definition moved while the encoder read it: that reading is about something else.
-      if (!current || contentHash(current) !== hash || current.autoReview.encoder?.content_hash !== hash) return;
+      if (!current || contentHash(current) !== hash || current.autoReview.encoder?.content_hash !== hash) return false;
       const awaiting = current.autoReview.encoder?.awaiting;
       current.autoReview = {
         ...current.autoReview,
@@ -305,8 +312,10 @@ export class ToolReviewService implements OnApplicationBootstrap {
       await this.tools.save(current, manager);
       if (outcome.status === 'done' && awaiting)
         await this.settleAwaiting(manager, current, awaiting, `sentence encoder: ${readingNote(outcome)}`);
+      return outcome.status === 'done';
     });
     await this.state.changed();
+    return stored;
   }
 
   /**
