@@ -1,5 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { MAX_SENTENCES, NO_TEXT, unitsOf } from '../src/tools/catalog/review/encoder/encoder-features';
+import { readingUnits } from '../src/tools/catalog/review/model/sentence-model';
 import { shippedTrainingSet } from './support/review-corpus';
 import { foldRowsOver, headTrainingSet, ToolEncoder, trainCalibratedEncoder } from './support/review-encoder';
 
@@ -28,13 +30,18 @@ async function main(): Promise<void> {
       `/** Written by \`npm run train:review-encoder\` from the review fixtures; do not edit. */\n` +
       `export const ENCODER_HEAD: EncoderHeadData = ${JSON.stringify(data)};\n`,
   );
-  const attack = training.findIndex((t) => t.attack && t.source.startsWith('writer:'));
-  const benign = training.findIndex((t) => !t.attack);
+  // An attack and a benign tool, one past the sentence cap, one with no readable text (if the set has them).
+  const parity = [
+    training.findIndex((t) => t.attack && t.source.startsWith('writer:')),
+    training.findIndex((t) => !t.attack),
+    training.findIndex((t) => t.texts.flatMap(({ text }) => readingUnits(text)).length > 2 * MAX_SENTENCES),
+    training.findIndex((t) => unitsOf(t).sentences[0] === NO_TEXT),
+  ].filter((i, at, all) => i >= 0 && all.indexOf(i) === at);
   mkdirSync(join(PARITY_OUT, '..'), { recursive: true });
   writeFileSync(
     PARITY_OUT,
     JSON.stringify(
-      [attack, benign].map((i) => ({
+      parity.map((i) => ({
         name: training[i].name,
         texts: training[i].texts.map((t) => t.text),
         features: Buffer.from(features[i].buffer, features[i].byteOffset, features[i].byteLength).toString('base64'),
