@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bearer, startApp, TestApp } from './support/app';
 import { toolBody } from './support/catalog';
-import type { Engine } from './support/databases';
+import { TEST_PROVIDERS } from './support/test-providers';
+import { createTestDatabase, type Engine, type TestDatabase } from './support/databases';
 import { waitFor } from './support/wait';
 
 /**
@@ -134,4 +135,42 @@ describe('review: the sentence encoder turned off', () => {
     expect(report.checks_score).toBeGreaterThanOrEqual(70);
     expect(report.flags.join('\n')).not.toContain('sentence encoder');
   });
+});
+
+describe('review: the sentence encoder across a restart', () => {
+  let database: TestDatabase;
+  const config = {
+    builtins: { testkit: { enabled: true }, file_search: { enabled: false } },
+    catalog: { review: { encoder: true } },
+  };
+  const echoReview = async (t: TestApp) => {
+    const list = await t.http.get('/v1/tools?type=builtin&limit=100').set(bearer(t.adminKey)).expect(200);
+    const echo = list.body.data.find((entry: { name: string }) => entry.name === 'echo');
+    return (await t.http.get(`/v1/tools/${echo.id}/auto_review`).set(bearer(t.adminKey)).expect(200)).body;
+  };
+
+  beforeAll(async () => {
+    database = await createTestDatabase('pglite');
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
+
+  it('reads a built-in tool once, not again at every start', async () => {
+    const first = await startApp('pglite', { config, database, providers: TEST_PROVIDERS });
+    let reading: unknown;
+    try {
+      await waitFor(async () => (await echoReview(first)).encoder?.status === 'done', ENCODER_WAIT_MS, 'the encoder');
+      reading = (await echoReview(first)).encoder;
+    } finally {
+      await first.close();
+    }
+    const second = await startApp('pglite', { config, database, providers: TEST_PROVIDERS });
+    try {
+      // The same record, checked_at included: the start assessed the built-in again but kept its reading.
+      expect((await echoReview(second)).encoder).toEqual(reading);
+    } finally {
+      await second.close();
+    }
+  }, 120_000);
 });

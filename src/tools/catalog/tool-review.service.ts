@@ -135,13 +135,19 @@ export class ToolReviewService implements OnApplicationBootstrap {
       sentenceModel: this.config.catalog.review.sentence_model,
     });
     const checkedAt = this.clock.now().toISOString();
-    const pending = { status: 'pending' as const, content_hash: contentHash(entity), checked_at: checkedAt };
+    const hash = contentHash(entity);
+    const pending = { status: 'pending' as const, content_hash: hash, checked_at: checkedAt };
+    // A reading of this very definition stands (built-in tools are assessed at every start): the encoder is not
+    // loaded again for text it has read.
+    const previous = entity.autoReview?.encoder;
+    const read = previous?.status === 'done' && previous.content_hash === hash ? { ...previous } : undefined;
+    delete read?.awaiting;
     entity.autoReview = {
       ...result,
       checked_at: checkedAt,
       // Judged and read after the change is stored (reviewPending), so that no request waits for a model.
       ...(this.judge.configured && { judge: pending }),
-      ...(this.encoder.configured && { encoder: pending }),
+      ...(this.encoder.configured && { encoder: read ?? pending }),
     };
   }
 
