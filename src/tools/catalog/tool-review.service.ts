@@ -7,7 +7,7 @@ import { ListPage, ListQueryDto } from '../../common/list.dto';
 import { AppConfig } from '../../config/app-config';
 import { BackgroundTasks } from '../../observability/background';
 import type { Identity } from '../../tenancy/request-context';
-import { autoReview } from './auto-review';
+import { autoReview, type ReviewSubject, reviewedTexts } from './auto-review';
 import { CatalogMetrics } from './catalog.metrics';
 import type { SecurityStatus } from './catalog.types';
 import { CatalogState } from './catalog-state';
@@ -17,8 +17,10 @@ import { ToolReviewEntity } from './tool-review.entity';
 import { ToolReviewRepository } from './tool-review.repository';
 import { ToolRepository } from './tool.repository';
 import { presentTool } from './tool.presenter';
-import { JudgeRecord, ToolEntity } from './tool.entity';
+import { AwaitedDecision, EncoderRecord, JudgeRecord, ToolEntity } from './tool.entity';
 import { ReviewJudge, scoreWithJudge } from './review-judge';
+import { scoreWithEncoder } from './review/encoder/encoder-head';
+import { ReviewEncoder } from './review/encoder/review-encoder';
 import type { AutoReviewDto, ReviewToolDto, ToolDto, ToolReviewDto } from './tools.dto';
 
 /** Reviewer name for decisions the service makes itself (re-review on change, auto-approval). */
@@ -26,12 +28,16 @@ export const SYSTEM_REVIEWER = 'system';
 
 /** Tools judged per pass; a pass runs again while more wait. */
 const JUDGE_BATCH = 50;
+/** Tools the sentence encoder reads per pass; likewise. */
+const ENCODER_BATCH = 50;
 
 @Injectable()
 export class ToolReviewService implements OnApplicationBootstrap {
   private readonly logger = new Logger('ToolReview');
   private judging = false;
   private judgeAgain = false;
+  private encoding = false;
+  private encodeAgain = false;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -41,13 +47,20 @@ export class ToolReviewService implements OnApplicationBootstrap {
     private readonly metrics: CatalogMetrics,
     private readonly config: AppConfig,
     private readonly judge: ReviewJudge,
+    private readonly encoder: ReviewEncoder,
     private readonly background: BackgroundTasks,
     private readonly clock: Clock,
   ) {}
 
-  /** Definitions left waiting for the judge when the service stopped are judged now. */
+  /** Definitions left waiting for the judge or the encoder when the service stopped are read now. */
   onApplicationBootstrap(): void {
+    this.reviewPending();
+  }
+
+  /** Starts the background passes of the model judge and the sentence encoder over what waits for them. */
+  reviewPending(): void {
     this.judgePending();
+    this.encodePending();
   }
 
   /** An admin's decision. A transition the workflow does not allow answers 409 naming the allowed ones. */
@@ -74,8 +87,8 @@ export class ToolReviewService implements OnApplicationBootstrap {
       return entity;
     });
     await this.state.changed();
-    // A judge that failed earlier is asked again on the next review, as on the next refresh.
-    this.judgePending();
+    // A judge or encoder that failed earlier is asked again on the next review, as on the next refresh.
+    this.reviewPending();
     return presentTool(tool, reviewer);
   }
 
@@ -118,34 +131,36 @@ export class ToolReviewService implements OnApplicationBootstrap {
 
   /** Runs the automated checks and stores the result on the entity (not saved). */
   assess(entity: ToolEntity, otherToolNames: string[]): void {
-    const result = autoReview(
-      {
-        name: entity.name,
-        upstreamName: entity.source?.type === 'mcp' ? (entity.source.tool_name ?? undefined) : undefined,
-        description: entity.description,
-        schema: entity.schema,
-        outputSchema: entity.outputSchema,
-        permissions: entity.permissions,
-        sourceType: entity.source?.type,
-        annotations: entity.annotations ?? undefined,
-      },
-      otherToolNames,
-      { sentenceModel: this.config.catalog.review.sentence_model },
-    );
+    const result = autoReview(subjectOf(entity), otherToolNames, {
+      sentenceModel: this.config.catalog.review.sentence_model,
+    });
     const checkedAt = this.clock.now().toISOString();
+    const hash = contentHash(entity);
+    const pending = { status: 'pending' as const, content_hash: hash, checked_at: checkedAt };
+    // A reading of this very definition stands (built-in tools are assessed at every start): the encoder is not
+    // loaded again for text it has read.
+    const previous = entity.autoReview?.encoder;
+    const read = previous?.status === 'done' && previous.content_hash === hash ? { ...previous } : undefined;
+    delete read?.awaiting;
     entity.autoReview = {
       ...result,
       checked_at: checkedAt,
-      // Judged after the change is stored (judgePending), so that no request waits for a model.
-      ...(this.judge.configured && {
-        judge: { status: 'pending' as const, content_hash: contentHash(entity), checked_at: checkedAt },
-      }),
+      // Judged and read after the change is stored (reviewPending), so that no request waits for a model.
+      ...(this.judge.configured && { judge: pending }),
+      ...(this.encoder.configured && { encoder: read ?? pending }),
     };
   }
 
-  /** The score that decisions use: the automated checks' score with the judge's verdict on this very definition. */
+  /**
+   * The score that decisions use: the automated checks' score with the sentence encoder's reading (a finding like
+   * the sentence model's) and then the judge's verdict, both on this very definition.
+   */
   scoreOf(entity: ToolEntity): number {
-    const { score } = entity.autoReview;
+    const encoder = this.currentEncoding(entity);
+    const score =
+      encoder?.status === 'done'
+        ? scoreWithEncoder(entity.autoReview.score, encoder.reading ?? null)
+        : entity.autoReview.score;
     const judge = this.currentJudgement(entity);
     if (judge?.status !== 'done') return score;
     return scoreWithJudge(score, judge, this.config.catalog.mandatory_review_threshold);
@@ -159,6 +174,22 @@ export class ToolReviewService implements OnApplicationBootstrap {
   private currentJudgement(entity: ToolEntity): JudgeRecord | undefined {
     const judge = entity.autoReview.judge;
     return judge && judge.content_hash === contentHash(entity) ? judge : undefined;
+  }
+
+  /** The sentence encoder's record when it is on and the record is about the tool's current definition. */
+  private currentEncoding(entity: ToolEntity): EncoderRecord | undefined {
+    const encoder = entity.autoReview.encoder;
+    return this.encoder.configured && encoder?.content_hash === contentHash(entity) ? encoder : undefined;
+  }
+
+  /** Why automatic approval waits for the sentence encoder, or undefined (off, or its reading is in). */
+  private encoderBlocker(entity: ToolEntity): string | undefined {
+    if (!this.encoder.configured) return undefined;
+    const encoder = this.currentEncoding(entity);
+    if (encoder?.status === 'done') return undefined;
+    if (encoder?.status === 'unavailable')
+      return `encoder_unavailable: the sentence encoder failed (${encoder.error}); it is asked again on the next review or refresh`;
+    return 'the sentence encoder has not read it yet';
   }
 
   /** Why automatic approval waits for the judge, or undefined (no judge configured, or its verdict is in). */
@@ -175,7 +206,7 @@ export class ToolReviewService implements OnApplicationBootstrap {
    * Judges, in the background, every definition waiting for the judge (new, changed, or whose judgement
    * failed). One pass at a time per replica; a request during a pass makes it run once more.
    */
-  judgePending(): void {
+  private judgePending(): void {
     if (!this.judge.configured) return;
     if (this.judging) {
       this.judgeAgain = true;
@@ -220,26 +251,104 @@ export class ToolReviewService implements OnApplicationBootstrap {
         },
       };
       await this.tools.save(current, manager);
-      if (outcome.status !== 'done' || !awaiting || current.securityStatus !== 'unreviewed') return;
-      const blocker = this.automaticApprovalBlocker(current);
-      if (blocker === undefined)
-        await this.decide(
-          manager,
-          current,
-          awaiting.decision,
-          awaiting.reviewer,
-          `${awaiting.notes}; model judge: ${outcome.verdict}`,
-        );
-      else
-        await this.decide(
-          manager,
-          current,
-          'unreviewed',
-          SYSTEM_REVIEWER,
-          `kept in quarantine (${awaiting.notes}): ${blocker}`,
-        );
+      if (outcome.status === 'done' && awaiting)
+        await this.settleAwaiting(manager, current, awaiting, `model judge: ${outcome.verdict}`);
     });
     await this.state.changed();
+  }
+
+  /**
+   * Reads, in the background, every definition waiting for the sentence encoder (new, changed, or whose reading
+   * failed), one at a time in the encoder's thread. One pass at a time per replica; a request during a pass makes
+   * it run once more.
+   */
+  private encodePending(): void {
+    if (!this.encoder.configured) return;
+    if (this.encoding) {
+      this.encodeAgain = true;
+      return;
+    }
+    this.encoding = true;
+    this.background.run('review_encoder', async () => {
+      try {
+        let more: boolean;
+        do {
+          this.encodeAgain = false;
+          const ids = await this.tools.awaitingEncoder(ENCODER_BATCH);
+          let read = 0;
+          for (const id of ids) if (await this.encodeOne(id)) read++;
+          // A full batch that got somewhere may have more behind it (a large discovery); one that only failed
+          // again stops here, and waits for the next review or refresh.
+          more = ids.length === ENCODER_BATCH && read > 0;
+        } while (this.encodeAgain || more);
+      } finally {
+        this.encoding = false;
+      }
+    });
+  }
+
+  /** Reads one definition and stores the reading; whether a reading was stored. */
+  private async encodeOne(id: string): Promise<boolean> {
+    const tool = await this.tools.byId(id);
+    const hash = tool && contentHash(tool);
+    if (!tool || this.currentEncoding(tool)?.status === 'done' || tool.autoReview.encoder?.content_hash !== hash)
+      return false;
+    let outcome: Pick<EncoderRecord, 'status' | 'logit' | 'reading' | 'error'>;
+    try {
+      const { logit, reading } = await this.encoder.read({ name: tool.name, texts: reviewedTexts(subjectOf(tool)) });
+      outcome = { status: 'done', logit, reading };
+    } catch (error) {
+      this.logger.warn(`The sentence encoder could not read tool '${tool.name}': ${(error as Error).message}`);
+      outcome = { status: 'unavailable', error: (error as Error).message };
+    }
+    const stored = await this.dataSource.transaction(async (manager) => {
+      const current = await this.tools.lockById(manager, id);
+      // The definition moved while the encoder read it: that reading is about something else.
+      if (!current || contentHash(current) !== hash || current.autoReview.encoder?.content_hash !== hash) return false;
+      const awaiting = current.autoReview.encoder?.awaiting;
+      current.autoReview = {
+        ...current.autoReview,
+        encoder: {
+          ...outcome,
+          content_hash: hash,
+          checked_at: this.clock.now().toISOString(),
+          ...(outcome.status !== 'done' && awaiting && { awaiting }),
+        },
+      };
+      await this.tools.save(current, manager);
+      if (outcome.status === 'done' && awaiting)
+        await this.settleAwaiting(manager, current, awaiting, `sentence encoder: ${readingNote(outcome)}`);
+      return outcome.status === 'done';
+    });
+    await this.state.changed();
+    return stored;
+  }
+
+  /**
+   * Once a model's verdict is in, applies the automatic decision that waited for it, or keeps the tool in
+   * quarantine saying why; nothing yet while the other model's verdict is still awaited (its record carries the
+   * decision too, and settles it).
+   */
+  private async settleAwaiting(
+    manager: EntityManager,
+    current: ToolEntity,
+    awaiting: AwaitedDecision,
+    verdict: string,
+  ): Promise<void> {
+    if (current.securityStatus !== 'unreviewed') return;
+    const others = [this.currentJudgement(current), this.currentEncoding(current)];
+    if (others.some((record) => record && record.status !== 'done' && record.awaiting)) return;
+    const blocker = this.automaticApprovalBlocker(current);
+    if (blocker === undefined)
+      await this.decide(manager, current, awaiting.decision, awaiting.reviewer, `${awaiting.notes}; ${verdict}`);
+    else
+      await this.decide(
+        manager,
+        current,
+        'unreviewed',
+        SYSTEM_REVIEWER,
+        `kept in quarantine (${awaiting.notes}): ${blocker}`,
+      );
   }
 
   /**
@@ -250,7 +359,7 @@ export class ToolReviewService implements OnApplicationBootstrap {
   automaticApprovalBlocker(entity: ToolEntity): string | undefined {
     if (this.requiresHumanReview(entity))
       return `the automated review scored it ${this.scoreOf(entity)}, below catalog.mandatory_review_threshold (${this.config.catalog.mandatory_review_threshold})`;
-    return this.judgeBlocker(entity);
+    return this.judgeBlocker(entity) ?? this.encoderBlocker(entity);
   }
 
   /** Whether config lets this unreviewed tool be approved without a human (`catalog.auto_approve_score`). */
@@ -287,12 +396,17 @@ export class ToolReviewService implements OnApplicationBootstrap {
       await this.decide(manager, entity, decision, reviewer, notes);
       return true;
     }
-    // Held only for the judge: its verdict applies the decision if the definition passes (judgePending).
-    if (!this.requiresHumanReview(entity) && entity.autoReview.judge)
+    // Held only for the models: their verdicts apply the decision if the definition passes (reviewPending).
+    if (!this.requiresHumanReview(entity)) {
+      const awaiting = { decision, reviewer, notes };
+      const judge = this.currentJudgement(entity);
+      const encoder = this.currentEncoding(entity);
       entity.autoReview = {
         ...entity.autoReview,
-        judge: { ...entity.autoReview.judge, awaiting: { decision, reviewer, notes } },
+        ...(judge && judge.status !== 'done' && { judge: { ...judge, awaiting } }),
+        ...(encoder && encoder.status !== 'done' && { encoder: { ...encoder, awaiting } }),
       };
+    }
     await this.decide(manager, entity, 'unreviewed', SYSTEM_REVIEWER, `quarantined (${notes}): ${blocker}`);
     return false;
   }
@@ -314,14 +428,28 @@ export class ToolReviewService implements OnApplicationBootstrap {
   presentAutoReview(entity: ToolEntity): AutoReviewDto {
     const { score, flags, suggestions, checked_at } = entity.autoReview;
     const judge = this.judge.configured ? this.currentJudgement(entity) : undefined;
-    const unavailable = judge?.status === 'unavailable' ? [`judge_unavailable: ${judge.error}`] : [];
+    const encoder = this.currentEncoding(entity);
+    const unavailable = [
+      ...(judge?.status === 'unavailable' ? [`judge_unavailable: ${judge.error}`] : []),
+      ...(encoder?.status === 'unavailable' ? [`encoder_unavailable: ${encoder.error}`] : []),
+    ];
+    const encoderFinding = encoder?.status === 'done' && encoder.reading;
     return {
       tool_id: entity.id,
       object: 'tool.auto_review',
       score: this.scoreOf(entity),
       checks_score: score,
-      flags: [...flags, ...unavailable],
-      suggestions,
+      flags: [
+        ...flags,
+        ...(encoderFinding ? [`the sentence encoder reads the tool as poisoned (${readingNote(encoder)})`] : []),
+        ...unavailable,
+      ],
+      suggestions: [
+        ...suggestions,
+        ...(encoderFinding
+          ? ['read the whole definition for instructions aimed at the model; block the tool if they were not expected']
+          : []),
+      ],
       requires_human_review: this.requiresHumanReview(entity),
       checked_at,
       judge: judge
@@ -334,6 +462,35 @@ export class ToolReviewService implements OnApplicationBootstrap {
             checked_at: judge.checked_at,
           }
         : null,
+      encoder: encoder
+        ? {
+            status: encoder.status,
+            reading: encoder.reading ?? null,
+            logit: encoder.logit ?? null,
+            error: encoder.error ?? null,
+            checked_at: encoder.checked_at,
+          }
+        : null,
     };
   }
+}
+
+/** What the automated checks read of a tool's definition. */
+function subjectOf(entity: ToolEntity): ReviewSubject {
+  return {
+    name: entity.name,
+    upstreamName: entity.source?.type === 'mcp' ? (entity.source.tool_name ?? undefined) : undefined,
+    description: entity.description,
+    schema: entity.schema,
+    outputSchema: entity.outputSchema,
+    permissions: entity.permissions,
+    sourceType: entity.source?.type,
+    annotations: entity.annotations ?? undefined,
+  };
+}
+
+/** How strongly the encoder reads a tool as poisoned: "strongly, log-odds 9.12", or "not poisoned, log-odds -2.05". */
+function readingNote({ reading, logit }: Pick<EncoderRecord, 'reading' | 'logit'>): string {
+  const how = reading === 'strong' ? 'strongly' : reading === 'weak' ? 'weakly' : 'not poisoned';
+  return `${how}, log-odds ${(logit ?? 0).toFixed(2)}`;
 }

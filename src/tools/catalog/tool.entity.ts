@@ -1,5 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { JsonSchema, McpToolIcon } from '../tool-executor';
+import type { EncoderReading } from './review/encoder/encoder-head';
 import type { JudgeEvidence, JudgeVerdict } from './review-judge';
 import type {
   AuditLevel,
@@ -24,7 +25,29 @@ export interface JudgeRecord {
   error?: string;
   checked_at: string;
   /** The automatic decision (trusted server, source default, auto_approve_score) that waits for the verdict. */
-  awaiting?: { decision: SecurityStatus; reviewer: string; notes: string };
+  awaiting?: AwaitedDecision;
+}
+
+/** An automatic decision held until a model's verdict on the definition is in. */
+export interface AwaitedDecision {
+  decision: SecurityStatus;
+  reviewer: string;
+  notes: string;
+}
+
+/** The sentence encoder's view of one definition (`content_hash`), kept with the automated review. */
+export interface EncoderRecord {
+  /** pending: to be read; unavailable: the last attempt failed and is retried on the next review or refresh. */
+  status: 'pending' | 'done' | 'unavailable';
+  content_hash: string;
+  /** The head's log-odds that the definition is poisoned. */
+  logit?: number;
+  /** strong or weak past the shipped thresholds; null below them. */
+  reading?: EncoderReading;
+  error?: string;
+  checked_at: string;
+  /** The automatic decision that waits for the reading. */
+  awaiting?: AwaitedDecision;
 }
 
 /** What changed in a pinned tool since its review (MCP re-discovery): old and new definitions. */
@@ -102,7 +125,7 @@ export class ToolEntity {
   pendingChange: PendingChange | null;
 
   @Column({ name: 'auto_review', type: 'jsonb' })
-  autoReview: AutoReviewResult & { checked_at: string; judge?: JudgeRecord };
+  autoReview: AutoReviewResult & { checked_at: string; judge?: JudgeRecord; encoder?: EncoderRecord };
 
   @Column({ name: 'reviewed_by', type: 'varchar', nullable: true })
   reviewedBy: string | null;

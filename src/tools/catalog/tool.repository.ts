@@ -85,6 +85,19 @@ export class ToolRepository {
     return rows.map((row) => row.id);
   }
 
+  /**
+   * Ids of entries whose definition waits for the sentence encoder: new or changed ones oldest first, then those it
+   * failed on (retried after every definition not yet tried).
+   */
+  async awaitingEncoder(limit: number): Promise<string[]> {
+    const rows: { id: string }[] = await this.tools.query(
+      `SELECT id FROM tools WHERE auto_review->'encoder'->>'status' IN ('pending', 'unavailable')
+       ORDER BY auto_review->'encoder'->>'status' = 'unavailable', updated_at LIMIT $1`,
+      [limit],
+    );
+    return rows.map((row) => row.id);
+  }
+
   page<T>(filter: ToolListFilter, query: ListQueryDto, present: (tool: ToolEntity) => T): Promise<ListPage<T>> {
     const builder = this.tools.createQueryBuilder('tool');
     if (filter.visibleTo) {

@@ -423,6 +423,35 @@ export class JudgeDto {
   checked_at: string;
 }
 
+export class EncoderDto {
+  @ApiProperty({
+    enum: ['pending', 'done', 'unavailable'],
+    description:
+      '`pending`: not read yet (the tool is not approved automatically until it is). `unavailable`: the encoder failed on this definition; it is read again on the next review or refresh.',
+  })
+  status: string;
+  @ApiProperty({
+    enum: ['strong', 'weak'],
+    nullable: true,
+    type: String,
+    example: 'strong',
+    description:
+      'strong: takes 35 points off the score; weak: 20 points, only when the checks already found something; null: no finding.',
+  })
+  reading: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: Number,
+    example: 3.72,
+    description: "The encoder head's log-odds that the definition is poisoned.",
+  })
+  logit: number | null;
+  @ApiProperty({ nullable: true, type: String, example: null })
+  error: string | null;
+  @ApiProperty({ example: '2026-02-22T10:00:01.000Z' })
+  checked_at: string;
+}
+
 export class AutoReviewDto {
   @ApiProperty()
   tool_id: string;
@@ -433,7 +462,7 @@ export class AutoReviewDto {
     minimum: 0,
     maximum: 100,
     description:
-      "The score decisions use: `checks_score` combined with the model judge's verdict (malicious with verified evidence: below catalog.mandatory_review_threshold; suspicious: 20 points less; benign: unchanged).",
+      "The score decisions use: `checks_score` with the sentence encoder's reading (strong: 35 points less; weak: 20 points less when the checks found something), then combined with the model judge's verdict (malicious with verified evidence: below catalog.mandatory_review_threshold; suspicious: 20 points less; benign: unchanged).",
   })
   score: number;
   @ApiProperty({ example: 84, minimum: 0, maximum: 100, description: 'The score of the automated checks alone.' })
@@ -456,4 +485,11 @@ export class AutoReviewDto {
       "The model judge's opinion of the current definition (catalog.review.judge); null when no judge is configured or it has not seen this definition.",
   })
   judge: JudgeDto | null;
+  @ApiProperty({
+    type: EncoderDto,
+    nullable: true,
+    description:
+      "The sentence encoder's reading of the current definition (catalog.review.encoder); null when it is off or has not been asked about this definition.",
+  })
+  encoder: EncoderDto | null;
 }

@@ -85,7 +85,7 @@ export class ToolsService {
       }
     });
     await this.state.changed();
-    this.reviews.judgePending();
+    this.reviews.reviewPending();
     return presentTool(entity, caller);
   }
 
@@ -180,7 +180,7 @@ export class ToolsService {
       return tool;
     });
     await this.state.changed();
-    this.reviews.judgePending();
+    this.reviews.reviewPending();
     return presentTool(entity, caller);
   }
 

@@ -144,7 +144,7 @@ export class McpDiscoveryService {
     this.health.recordDiscovery(source.name, true);
     await this.state.changed();
     // New and changed definitions, and those the judge failed on before, go to the judge (when configured).
-    this.reviews.judgePending();
+    this.reviews.reviewPending();
     for (const change of changes) this.background.run('mcp_schema_change_webhook', () => this.notify(source, change));
     return result;
   }

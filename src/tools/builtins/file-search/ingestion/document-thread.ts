@@ -1,6 +1,6 @@
-import { extname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../../../../common/worker-entry';
 import type { Chunk } from './chunker';
 import type { DocumentReply, DocumentRequest, NextBatch } from './document.worker';
 import type { EmbeddingRequest, EmbeddingRequestShape } from './embedding-requests';
@@ -17,33 +17,6 @@ const TOKENIZER_HEAP_MB = 96;
 const STARTUP_TIMEOUT_MS = 120_000;
 /** An idle thread is kept this long for the next document, then ended to give its memory back. */
 const IDLE_MS = 30_000;
-
-/** The worker module beside this one: compiled .js in production, .ts when running from sources (tests). */
-const WORKER_ENTRY = join(__dirname, `document.worker${extname(__filename)}`);
-
-/**
- * Node cannot load .ts in a worker by itself, so from sources the thread compiles it with @swc/core (a
- * development dependency, never needed from dist) through a require hook before loading the entry.
- */
-const BOOTSTRAP = `
-const { workerData } = require('node:worker_threads');
-if (workerData.compiler) {
-  const Module = require('node:module');
-  const { readFileSync } = require('node:fs');
-  const { transformSync } = require(workerData.compiler);
-  Module._extensions['.ts'] = (module, filename) => {
-    const { code } = transformSync(readFileSync(filename, 'utf8'), {
-      filename,
-      module: { type: 'commonjs' },
-      jsc: { target: 'es2022', parser: { syntax: 'typescript' } },
-    });
-    module._compile(code, filename);
-  };
-}
-require(workerData.entry);
-`;
-
-const compiler = WORKER_ENTRY.endsWith('.ts') ? require.resolve('@swc/core') : undefined;
 
 /** A document to index: its bytes, the limits of the work, and how to chunk and embed it. */
 export interface DocumentJob {
@@ -138,10 +111,8 @@ class DocumentThread {
   /** A new thread, once it has loaded the tokenizer (that load is no document's time). */
   static async start(limits: ParseLimits, signal: AbortSignal): Promise<DocumentThread> {
     const thread = new DocumentThread(
-      new Worker(BOOTSTRAP, {
-        eval: true,
-        workerData: { entry: WORKER_ENTRY, compiler },
-        resourceLimits: { maxOldGenerationSizeMb: TOKENIZER_HEAP_MB + Math.ceil(limits.memoryLimitBytes / MB) },
+      startWorker(__dirname, 'document.worker', __filename, {
+        maxOldGenerationSizeMb: TOKENIZER_HEAP_MB + Math.ceil(limits.memoryLimitBytes / MB),
       }),
     );
     try {
