@@ -35,7 +35,9 @@ export interface MediumContext {
  */
 export async function mediumContext(engine: Engine, options: MediumOptions): Promise<MediumContext> {
   const database = await createTestDatabase(engine);
-  const config = validateConfig(deepMerge(testConfigBase(database), options.config ?? {}));
+  // The sentence encoder loads a 250 MB model and changes scores: off here, as in the e2e suites (test/support/app.ts).
+  const base = { ...testConfigBase(database), catalog: { review: { encoder: false } } };
+  const config = validateConfig(deepMerge(base, options.config ?? {}));
   const opened = await Database.open(config, options.entities).catch(async (error: unknown) => {
     await database.drop();
     throw error;
