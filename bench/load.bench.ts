@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { randomToken } from '../src/common/ids';
-import { createBenchDatabase, engineName, LoadResult, measure } from './support/harness';
+import { createBenchDatabase, engineName, LoadResult, measure, registerApprovedSource } from './support/harness';
 import { startUpstream } from './support/mcp-upstream';
 
 const SECONDS = 60;
@@ -30,23 +30,13 @@ export async function run(): Promise<void> {
   try {
     for (let i = 0; i < REPLICAS; i++) replicas.push(await startReplica(i, database.url!, adminKey));
     const headers = { Authorization: `Bearer ${adminKey}`, 'Content-Type': 'application/json' };
-    const registered = await fetch(`${replicas[0].url}/v1/tools/sources/mcp`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({
-        name: 'upstream',
-        url: upstream.url,
-        default_security_status: 'approved',
-        default_audit_level: 'basic',
-      }),
-    });
-    if (!registered.ok) throw new Error(`Could not register the upstream source: ${await registered.text()}`);
-    const listed = (await (await fetch(`${replicas[0].url}/v1/tools?q=upstream-echo`, { headers })).json()) as {
-      data: { id: string; name: string }[];
-    };
-    const tool = listed.data.find((entry) => entry.name === 'upstream-echo');
-    if (!tool) throw new Error('upstream-echo is not in the catalog');
-    const governed = await fetch(`${replicas[0].url}/v1/tools/${tool.id}`, {
+    const toolId = await registerApprovedSource(
+      replicas[0].url,
+      adminKey,
+      { name: 'upstream', url: upstream.url },
+      'upstream-echo',
+    );
+    const governed = await fetch(`${replicas[0].url}/v1/tools/${toolId}`, {
       method: 'PUT',
       headers,
       body: JSON.stringify({ rate_limit: { per_minute: 1_000_000_000 } }),

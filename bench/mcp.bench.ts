@@ -4,7 +4,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
-import { engineName, startBenchApp } from './support/harness';
+import { engineName, registerApprovedSource, startBenchApp } from './support/harness';
 import { startModernUpstream } from './support/mcp-2026-upstream';
 import { startUpstream } from './support/mcp-upstream';
 
@@ -106,12 +106,7 @@ async function upstreamEras(): Promise<void> {
       ['legacy', legacy.url],
       ['modern', modern.url],
     ]) {
-      const registered = await fetch(`${app.baseUrl}/v1/tools/sources/mcp`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ name, url, default_security_status: 'approved', default_audit_level: 'basic' }),
-      });
-      if (!registered.ok) throw new Error(`Could not register the ${name} source: ${await registered.text()}`);
+      await registerApprovedSource(app.baseUrl, app.adminKey, { name, url }, `${name}-echo`);
     }
     const call = (tool: string) => async () => {
       const res = await fetch(`${app.baseUrl}/v1/tool_calls`, {
@@ -143,17 +138,7 @@ async function throughToolgate(
   const app = await startBenchApp({ builtins: { file_search: { enabled: false } }, mcp });
   const headers = { Authorization: `Bearer ${app.adminKey}`, 'Content-Type': 'application/json' };
   try {
-    const registered = await fetch(`${app.baseUrl}/v1/tools/sources/mcp`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({
-        name: 'upstream',
-        url: upstreamUrl,
-        default_security_status: 'approved',
-        default_audit_level: 'basic',
-      }),
-    });
-    if (!registered.ok) throw new Error(`Could not register the upstream source: ${await registered.text()}`);
+    await registerApprovedSource(app.baseUrl, app.adminKey, { name: 'upstream', url: upstreamUrl }, 'upstream-echo');
     const viaGateway = await sdkClient(`${app.baseUrl}/mcp`, { Authorization: `Bearer ${app.adminKey}` });
     const args = { text: 'hello' };
     const baseline = await time('direct SDK client -> upstream', () =>

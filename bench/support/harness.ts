@@ -172,3 +172,32 @@ export function printComparison(title: string, [baseline, subject]: [LoadResult,
       `p50 ${(subject.p50 / baseline.p50).toFixed(2)}x, p99 ${(subject.p99 / baseline.p99).toFixed(2)}x`,
   );
 }
+
+/**
+ * Registers an MCP source whose tools are approved by default and waits until `tool` is approved (a trusted
+ * server's new tool waits for the sentence encoder's reading first); returns the tool's id.
+ */
+export async function registerApprovedSource(
+  baseUrl: string,
+  adminKey: string,
+  source: { name: string; url: string; [option: string]: unknown },
+  tool: string,
+): Promise<string> {
+  const headers = { Authorization: `Bearer ${adminKey}`, 'Content-Type': 'application/json' };
+  const registered = await fetch(`${baseUrl}/v1/tools/sources/mcp`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ default_security_status: 'approved', default_audit_level: 'basic', ...source }),
+  });
+  if (!registered.ok) throw new Error(`Could not register the ${source.name} source: ${await registered.text()}`);
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    const listed = (await (await fetch(`${baseUrl}/v1/tools?q=${encodeURIComponent(tool)}`, { headers })).json()) as {
+      data: { id: string; name: string; security_status: string }[];
+    };
+    const entry = listed.data.find((candidate) => candidate.name === tool);
+    if (entry?.security_status === 'approved') return entry.id;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`${tool} was not approved within 120 s`);
+}

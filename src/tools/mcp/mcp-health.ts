@@ -35,10 +35,16 @@ export class McpHealth {
     metrics: MetricsRegistry,
     private readonly clock: Clock,
   ) {
+    // Set when scraped, not on every call: the success rate is a pass over the window's samples.
+    const health = this;
     this.gauge = metrics.gauge({
       name: 'tool_registry_mcp_server_health',
       help: 'MCP source health: 1 when discovery succeeds and recent calls mostly succeed, else 0.',
       labelNames: ['source'],
+      collect() {
+        for (const source of new Set([...health.samples.keys(), ...health.discoveryOk.keys()]))
+          health.updateGauge(source);
+      },
     });
   }
 
@@ -47,7 +53,6 @@ export class McpHealth {
     list.push({ at: this.clock.now().getTime(), ok, ms });
     if (list.length > MAX_SAMPLES) list.splice(0, list.length - MAX_SAMPLES);
     this.samples.set(source, list);
-    this.updateGauge(source);
   }
 
   recordDiscovery(source: string, ok: boolean): void {

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Brackets, DataSource, Repository } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { COMMIT_WITHOUT_FLUSH } from '../../../database/commit-without-flush';
+import { Database } from '../../../database/database';
+import { GroupCommit } from '../../../database/group-commit';
 import { traceDatabase } from '../../../observability/tracing/database-spans';
 import { Tracing } from '../../../observability/tracing/tracing';
 import { AuditRecordEntity } from './audit-record.entity';
@@ -11,6 +12,10 @@ export type AuditOutcome = Pick<
   AuditRecordEntity,
   'status' | 'durationMs' | 'outputSize' | 'output' | 'error' | 'injectionSuspected' | 'guardFindings'
 >;
+
+/** A record as written: every column; the outcome's flags may be left out while the call runs. */
+export type NewAuditRecord = Omit<AuditRecordEntity, 'injectionSuspected' | 'guardFindings'> &
+  Partial<Pick<AuditRecordEntity, 'injectionSuspected' | 'guardFindings'>>;
 
 /** One end of a listing: from a time (inclusive after, exclusive before), or past a record (keyset on time and id). */
 export type AuditBound = { time: Date } | { record: Pick<AuditRecordEntity, 'createdAt' | 'id'> };
@@ -45,40 +50,97 @@ export class AuditRecordRepository {
 
   constructor(
     private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly tracing: Tracing,
   ) {
     this.records = dataSource.getRepository(AuditRecordEntity);
   }
 
-  async insert(record: QueryDeepPartialEntity<AuditRecordEntity>): Promise<void> {
-    await traceDatabase(this.tracing, 'INSERT', 'tool_audit_records', () => this.records.insert(record));
+  private readonly inserts = new GroupCommit((records: NewAuditRecord[]) => this.insertMany(records));
+  private readonly completions = new GroupCommit((completions: { id: string; outcome: AuditOutcome }[]) =>
+    this.completeMany(completions),
+  );
+
+  /**
+   * Inserts a record, committed and flushed to disk before it returns (a `started` record is the trace a call
+   * leaves if the process dies while it runs). Concurrent inserts share one statement and one flush.
+   */
+  async insert(record: NewAuditRecord): Promise<void> {
+    await traceDatabase(this.tracing, 'INSERT', 'tool_audit_records', () => this.inserts.submit(record));
   }
 
   /**
    * Completes a `started` record with how the call ended. Committed (visible everywhere) before it returns,
    * without waiting for the disk: a database crash in the next moments leaves the record `started`, as a
-   * crash of the process during the call does.
+   * crash of the process during the call does. Concurrent completions share one statement.
    */
   async complete(id: string, outcome: AuditOutcome): Promise<void> {
-    const query = () =>
-      this.dataSource.query(
-        `WITH ${COMMIT_WITHOUT_FLUSH}
-       UPDATE tool_audit_records SET status = $2, duration_ms = $3, output_size = $4, output = $5, error = $6,
-              injection_suspected = $7, guard_findings = $8::jsonb
-         FROM commit_without_flush WHERE id = $1`,
-        [
-          id,
-          outcome.status,
-          outcome.durationMs,
-          outcome.outputSize,
-          outcome.output,
-          outcome.error,
-          outcome.injectionSuspected,
-          // A JavaScript array would be sent as a PostgreSQL array: jsonb wants the JSON text.
-          outcome.guardFindings === null ? null : JSON.stringify(outcome.guardFindings),
-        ],
-      );
-    await traceDatabase(this.tracing, 'UPDATE', 'tool_audit_records', query);
+    await traceDatabase(this.tracing, 'UPDATE', 'tool_audit_records', () => this.completions.submit({ id, outcome }));
+  }
+
+  private async insertMany(records: NewAuditRecord[]): Promise<void[]> {
+    const column = <T>(pick: (record: NewAuditRecord) => T) => records.map(pick);
+    await this.database.prepared(
+      'audit_insert',
+      `INSERT INTO tool_audit_records (id, "timestamp", tenant_id, agent_id, user_id, tool_id, tool_name, call_id,
+              status, duration_ms, audit_level, input_args, output_size, output, error, injection_suspected,
+              guard_findings, response_id)
+       SELECT id, at, tenant_id, agent_id, user_id, tool_id, tool_name, call_id, status, duration_ms, audit_level,
+              input_args::jsonb, output_size, output, error, injection_suspected, guard_findings::jsonb, response_id
+         FROM unnest($1::varchar[], $2::timestamptz[], $3::varchar[], $4::varchar[], $5::varchar[], $6::varchar[],
+                     $7::varchar[], $8::varchar[], $9::varchar[], $10::float8[], $11::varchar[], $12::text[],
+                     $13::int[], $14::text[], $15::text[], $16::boolean[], $17::text[], $18::varchar[])
+           AS r(id, at, tenant_id, agent_id, user_id, tool_id, tool_name, call_id, status, duration_ms, audit_level,
+                input_args, output_size, output, error, injection_suspected, guard_findings, response_id)`,
+      [
+        column((r) => r.id),
+        column((r) => r.createdAt),
+        column((r) => r.tenantId),
+        column((r) => r.agentId),
+        column((r) => r.userId),
+        column((r) => r.toolId),
+        column((r) => r.toolName),
+        column((r) => r.callId),
+        column((r) => r.status),
+        column((r) => r.durationMs),
+        column((r) => r.auditLevel),
+        column((r) => jsonText(r.inputArgs)),
+        column((r) => r.outputSize),
+        column((r) => r.output),
+        column((r) => r.error),
+        column((r) => r.injectionSuspected ?? false),
+        column((r) => jsonText(r.guardFindings ?? null)),
+        column((r) => r.responseId),
+      ],
+    );
+    return records.map(() => undefined);
+  }
+
+  private async completeMany(completions: { id: string; outcome: AuditOutcome }[]): Promise<void[]> {
+    const column = <T>(pick: (outcome: AuditOutcome) => T) => completions.map(({ outcome }) => pick(outcome));
+    await this.database.prepared(
+      'audit_complete',
+      `WITH ${COMMIT_WITHOUT_FLUSH}
+       UPDATE tool_audit_records AS t
+          SET status = r.status, duration_ms = r.duration_ms, output_size = r.output_size, output = r.output,
+              error = r.error, injection_suspected = r.injection_suspected, guard_findings = r.guard_findings::jsonb
+         FROM commit_without_flush,
+              unnest($1::varchar[], $2::varchar[], $3::float8[], $4::int[], $5::text[], $6::text[], $7::boolean[],
+                     $8::text[])
+                AS r(id, status, duration_ms, output_size, output, error, injection_suspected, guard_findings)
+        WHERE t.id = r.id`,
+      [
+        completions.map(({ id }) => id),
+        column((o) => o.status),
+        column((o) => o.durationMs),
+        column((o) => o.outputSize),
+        column((o) => o.output),
+        column((o) => o.error),
+        column((o) => o.injectionSuspected),
+        column((o) => jsonText(o.guardFindings)),
+      ],
+    );
+    return completions.map(() => undefined);
   }
 
   /** A started call now waits for its client's input; `durationMs` is how long it ran so far. */
@@ -194,4 +256,9 @@ export class AuditRecordRepository {
     ]);
     return { totals: totals[0] as UsageRows['totals'], byTenant, byDay };
   }
+}
+
+/** JSON text for a jsonb column (sent as text: a JavaScript array would be sent as a PostgreSQL array). */
+function jsonText(value: unknown): string | null {
+  return value === null || value === undefined ? null : JSON.stringify(value);
 }

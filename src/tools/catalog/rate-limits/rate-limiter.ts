@@ -48,7 +48,7 @@ export class RateLimiter {
     try {
       if (windows.length === 1) {
         // One conditional upsert is atomic by itself: no transaction round trips needed.
-        await this.take(this.dataSource.manager, toolId, tenantId, windows[0], limit![windows[0].field]!, now);
+        await this.take(undefined, toolId, tenantId, windows[0], limit![windows[0].field]!, now);
       } else {
         await this.dataSource.transaction(async (manager) => {
           for (const window of windows) await this.take(manager, toolId, tenantId, window, limit![window.field]!, now);
@@ -63,7 +63,7 @@ export class RateLimiter {
 
   /** Counts one call in a window, or throws LimitReached when the window is full. */
   private async take(
-    manager: EntityManager,
+    manager: EntityManager | undefined,
     toolId: string,
     tenantId: string,
     window: (typeof WINDOWS)[number],
