@@ -36,14 +36,12 @@ export class McpHealth {
     private readonly clock: Clock,
   ) {
     // Set when scraped, not on every call: the success rate is a pass over the window's samples.
-    const health = this;
     this.gauge = metrics.gauge({
       name: 'tool_registry_mcp_server_health',
       help: 'MCP source health: 1 when discovery succeeds and recent calls mostly succeed, else 0.',
       labelNames: ['source'],
-      collect() {
-        for (const source of new Set([...health.samples.keys(), ...health.discoveryOk.keys()]))
-          health.updateGauge(source);
+      collect: () => {
+        for (const source of new Set([...this.samples.keys(), ...this.discoveryOk.keys()])) this.updateGauge(source);
       },
     });
   }
