@@ -74,10 +74,16 @@ export class McpGatewayService {
     this.maxListedTools = config.gateway.max_listed_tools;
   }
 
-  /** Answers one JSON-RPC POST for the caller; progress goes on the POST's own SSE stream. */
+  /**
+   * Answers one JSON-RPC POST for the caller: as one JSON body, or as an SSE stream when a call asked for progress
+   * (which then goes on the POST's own stream). JSON spares both ends the stream's framing.
+   */
   async serve(identity: Identity, request: Request, response: Response): Promise<void> {
     const server = this.build(identity);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: !asksForProgress(request.body),
+    });
     // Closing the transport when the client goes away aborts the handlers still running, and with them
     // the tool call (cancel-on-disconnect). Closing one whose client is gone may fail: nothing is left.
     response.on('close', () => {
@@ -242,4 +248,14 @@ export class McpGatewayService {
       start + PAGE_SIZE < tools.length ? Buffer.from(String(start + PAGE_SIZE)).toString('base64url') : undefined;
     return { tools: page, ...(next && { nextCursor: next }) };
   }
+}
+
+/** Whether a POSTed message (or batch) carries a progress token: its answer must be a stream to carry progress. */
+function asksForProgress(body: unknown): boolean {
+  const messages: unknown[] = Array.isArray(body) ? body : [body];
+  return messages.some(
+    (message) =>
+      (message as { params?: { _meta?: { progressToken?: unknown } } } | null)?.params?._meta?.progressToken !==
+      undefined,
+  );
 }
