@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { DataSource } from 'typeorm';
 import { ApiError } from '../common/api-error';
+import { Database } from '../database/database';
 import type { ListPage, ListQueryDto } from '../common/list.dto';
 import { ResponseItemEntity } from './response-item.entity';
 import type { ConversationItem, Item, ResponseObject } from './response-object';
@@ -20,9 +20,15 @@ const MAX_HISTORY_ITEMS = 20_000;
  */
 @Injectable()
 export class ResponsesRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly database: Database,
+  ) {}
 
-  /** A new response (in progress or queued) with its input items, created `now`; `leaseOwner` holds it for `leaseMs`. */
+  /**
+   * A new response (in progress or queued) with its input items, created `now`; `leaseOwner` holds it for
+   * `leaseMs`. One statement: the response and its items are written together or not at all.
+   */
   async create(
     tenantId: string,
     response: ResponseObject,
@@ -32,58 +38,47 @@ export class ResponsesRepository {
     leaseMs: number,
     now: Date,
   ): Promise<void> {
-    await this.dataSource.transaction(async (manager) => {
-      const row: ResponseEntity = {
-        id: response.id,
+    await this.database.prepared(
+      'responses_create',
+      `WITH response AS (
+         INSERT INTO responses (id, tenant_id, status, previous_response_id, background, body, request,
+                                cancel_requested, lease_owner, lease_expires_at, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, false, $8::varchar,
+                 CASE WHEN $8::varchar IS NULL THEN NULL ELSE now() + $9 * interval '1 millisecond' END, $10, $10)
+         RETURNING id)
+       ${insertItems('response', 'input', 11)}`,
+      [
+        response.id,
         tenantId,
-        status: response.status,
-        previousResponseId: response.previous_response_id,
-        background: response.background,
-        body: response,
-        request,
-        cancelRequested: false,
+        response.status,
+        response.previous_response_id,
+        response.background,
+        JSON.stringify(response),
+        request === null ? null : JSON.stringify(request),
         leaseOwner,
-        leaseExpiresAt: null,
-        createdAt: now,
-        updatedAt: now,
-      };
-      await manager.insert(ResponseEntity, row as QueryDeepPartialEntity<ResponseEntity>);
-      if (leaseOwner) {
-        await manager.query(
-          `UPDATE responses SET lease_expires_at = now() + $2 * interval '1 millisecond' WHERE id = $1`,
-          [response.id, leaseMs],
-        );
-      }
-      await this.insertItems(manager, tenantId, response.id, 'input', input, now);
-    });
+        leaseMs,
+        now,
+        ...itemColumns(tenantId, input, now),
+      ],
+    );
   }
 
   /**
    * Writes the finished response and its output items, unless it already ended (a background response
-   * cancelled meanwhile keeps `cancelled`). Answers whether it was written.
+   * cancelled meanwhile keeps `cancelled`), in one statement. Answers whether it was written.
    */
   async finish(tenantId: string, response: ResponseObject, output: ConversationItem[], now: Date): Promise<boolean> {
-    return this.dataSource.transaction(async (manager) => {
-      const result = await manager
-        .createQueryBuilder()
-        .update(ResponseEntity)
-        .set({
-          status: response.status,
-          body: response,
-          leaseOwner: null,
-          leaseExpiresAt: null,
-          updatedAt: now,
-        } as QueryDeepPartialEntity<ResponseEntity>)
-        .where('id = :id AND tenant_id = :tenantId AND status IN (:...running)', {
-          id: response.id,
-          tenantId,
-          running: ['queued', 'in_progress'],
-        })
-        .execute();
-      if (!result.affected) return false;
-      await this.insertItems(manager, tenantId, response.id, 'output', output, now);
-      return true;
-    });
+    const [{ finished }] = await this.database.prepared<{ finished: number }>(
+      'responses_finish',
+      `WITH response AS (
+         UPDATE responses SET status = $3, body = $4::jsonb, lease_owner = NULL, lease_expires_at = NULL, updated_at = $5
+          WHERE id = $1 AND tenant_id = $2 AND status IN ('queued', 'in_progress')
+         RETURNING id),
+       items AS (${insertItems('response', 'output', 6)})
+       SELECT count(*)::int AS finished FROM response`,
+      [response.id, tenantId, response.status, JSON.stringify(response), now, ...itemColumns(tenantId, output, now)],
+    );
+    return finished > 0;
   }
 
   /** A queued background response starts running. */
@@ -246,33 +241,33 @@ export class ResponsesRepository {
       );
     }
   }
+}
 
-  private async insertItems(
-    manager: EntityManager,
-    tenantId: string,
-    responseId: string,
-    direction: 'input' | 'output',
-    items: ConversationItem[],
-    now: Date,
-  ): Promise<void> {
-    if (items.length === 0) return;
-    const rows: ResponseItemEntity[] = items.map((entry, position) => ({
-      responseId,
-      direction,
-      position,
-      id: entry.item.id,
-      tenantId,
-      item: entry.item,
-      toolName: entry.toolName ?? null,
-      toolOutput: entry.toolOutput ?? null,
-      createdAt: now,
-    }));
-    // Bounded batches keep each statement under the driver's parameter limit.
-    for (let start = 0; start < rows.length; start += 500) {
-      await manager.insert(
-        ResponseItemEntity,
-        rows.slice(start, start + 500) as QueryDeepPartialEntity<ResponseItemEntity>[],
-      );
-    }
-  }
+/**
+ * Inserts a response's items, whatever their number, in the statement that writes the response: `response` is
+ * the WITH item answering its id (no id, no items), and the items' columns are the five arrays of itemColumns
+ * from parameter `$first`, followed by the tenant and the time.
+ */
+function insertItems(response: string, direction: 'input' | 'output', first: number): string {
+  const $ = (offset: number) => `$${first + offset}`;
+  return `INSERT INTO response_items (response_id, direction, position, id, tenant_id, item, tool_name, tool_output,
+                                      created_at)
+          SELECT ${response}.id, '${direction}', i.position, i.id, ${$(5)}, i.item::jsonb, i.tool_name, i.tool_output,
+                 ${$(6)}
+            FROM ${response},
+                 unnest(${$(0)}::int[], ${$(1)}::varchar[], ${$(2)}::text[], ${$(3)}::varchar[], ${$(4)}::text[])
+                   AS i(position, id, item, tool_name, tool_output)`;
+}
+
+/** The parameters of insertItems: the items' columns as arrays, then the tenant and the time. */
+function itemColumns(tenantId: string, items: ConversationItem[], now: Date): unknown[] {
+  return [
+    items.map((_, position) => position),
+    items.map((entry) => entry.item.id),
+    items.map((entry) => JSON.stringify(entry.item)),
+    items.map((entry) => entry.toolName ?? null),
+    items.map((entry) => entry.toolOutput ?? null),
+    tenantId,
+    now,
+  ];
 }
