@@ -74,6 +74,9 @@ export async function startBenchApp(config: ConfigInput = {}, providers: Provide
   const adminKey = `tg_bench_${randomToken(24)}`;
   const overrides = {
     ...config,
+    // The sentence encoder reads every new definition once, in a thread of its own: at start-up that is every
+    // built-in tool, work that would compete with the calls measured here. It never runs on a call's path.
+    catalog: { ...config.catalog, review: { encoder: false, ...config.catalog?.review } },
     server: { host: '127.0.0.1' },
     data_dir: dataDir,
     auth: { admin_api_key: adminKey },
