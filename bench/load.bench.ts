@@ -56,9 +56,17 @@ export async function run(): Promise<void> {
       );
     await Promise.all(replicas.map((replica) => target(replica, 5)));
     const rssStart = replicas.map(rssMb);
+    const heapStart = await Promise.all(replicas.map(heapUsedMb));
     const results = await Promise.all(replicas.map((replica) => target(replica, SECONDS)));
     const rssEnd = replicas.map(rssMb);
+    const heapEnd = await Promise.all(replicas.map(heapUsedMb));
     print(results, rssStart, rssEnd);
+    // Whether RSS growth is live JavaScript objects (a leak would show here) or memory the process keeps.
+    replicas.forEach((replica, i) =>
+      console.log(
+        `  replica ${replica.index + 1} JS heap used ${heapStart[i].toFixed(0)} -> ${heapEnd[i].toFixed(0)} MB (V8's own count)`,
+      ),
+    );
   } finally {
     await Promise.all(replicas.map((replica) => replica.stop()));
     await database.drop();
@@ -134,6 +142,12 @@ const ENCRYPTION_KEY = randomBytes(32).toString('base64');
 function rssMb(replica: Replica): number {
   const status = readFileSync(`/proc/${replica.child.pid}/status`, 'utf8');
   return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) / 1024;
+}
+
+/** A replica's live JavaScript heap, from its own /metrics, in MB. */
+async function heapUsedMb(replica: Replica): Promise<number> {
+  const metrics = await (await fetch(`${replica.url}/metrics`)).text();
+  return Number(/^(?:toolgate_)?nodejs_heap_size_used_bytes (\d+(?:\.\d+)?)/m.exec(metrics)?.[1] ?? 0) / 1024 / 1024;
 }
 
 function freePort(): Promise<number> {

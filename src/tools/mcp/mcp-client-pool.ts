@@ -62,7 +62,7 @@ export class McpClientPool implements OnApplicationShutdown {
     connection.then((opened) => {
       opened.client.onclose = forget;
       // Closing after a message over the cap can take seconds (a stdio process is given time to exit).
-      opened.tooLarge.catch(forget);
+      opened.onTooLarge(forget);
     }, forget);
     return connection;
   }

@@ -41,10 +41,11 @@ export interface McpConnection {
   /** The transport actually in use (`auto` resolves to one of the others). */
   transport: 'streamable_http' | 'sse' | 'stdio';
   /**
-   * Rejects with McpMessageTooLargeError once the source sends a message over the cap; the connection is
-   * closed then, so a request waiting on it must race this to learn why.
+   * Calls `listener` (at once if it already happened) when the source sends a message over the cap; the connection
+   * is closed then, so a request waiting on it listens for this to learn why. Answers the function that stops
+   * listening: a request must call it when it ends, or every request of the connection's life stays reachable.
    */
-  tooLarge: Promise<never>;
+  onTooLarge(listener: (error: McpMessageTooLargeError) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -95,13 +96,20 @@ async function connect(
       ? { listChanged: { tools: { autoRefresh: false, onChanged: () => options.onToolListChanged!() } } }
       : {},
   );
-  let refuse!: (error: McpMessageTooLargeError) => void;
-  const tooLarge = new Promise<never>((_resolve, reject) => (refuse = reject));
-  // Nobody may be waiting when it happens (an idle connection's notification stream).
-  tooLarge.catch(() => undefined);
+  // Listeners, not a promise every request races: each race would leave a reaction on the promise for as long
+  // as the connection lives, and with it the request's whole async context.
+  const listeners = new Set<(error: McpMessageTooLargeError) => void>();
+  let exceeded: McpMessageTooLargeError | undefined;
+  const onTooLarge = (listener: (error: McpMessageTooLargeError) => void) => {
+    if (exceeded) listener(exceeded);
+    else listeners.add(listener);
+    return () => void listeners.delete(listener);
+  };
   const guard: SizeGuard = {
     exceeded: () => {
-      refuse(new McpMessageTooLargeError(source.name, options.maxMessageBytes));
+      exceeded ??= new McpMessageTooLargeError(source.name, options.maxMessageBytes);
+      for (const listener of listeners) listener(exceeded);
+      listeners.clear();
       // A stdio server would go on writing for the seconds the SDK gives it to exit, and the SDK buffers each
       // chunk anew: it is stopped at once.
       if (transport instanceof StdioClientTransport && transport.pid !== null) killQuietly(transport.pid);
@@ -129,7 +137,7 @@ async function connect(
       cause: error,
     });
   }
-  return { client, transport: kind, tooLarge, close: () => client.close() };
+  return { client, transport: kind, onTooLarge, close: () => client.close() };
 }
 
 function killQuietly(pid: number): void {

@@ -225,13 +225,13 @@ export class McpExecutor implements ToolExecutor {
     ctx: ToolContext,
     traceMeta: Record<string, string> | undefined,
   ): Promise<CallToolResult | RefusedCall | McpMessageTooLargeError> {
-    const { client, tooLarge } = await this.pool.client(source, credential);
+    const { client, onTooLarge } = await this.pool.client(source, credential);
     // An answer over mcp.max_result_bytes closes the connection, which fails the call with an anonymous
-    // "Connection closed"; the race keeps the reason.
+    // "Connection closed"; listening for it keeps the reason.
     const sizeChecked = <T>(pending: Promise<T>) =>
-      Promise.race([pending, tooLarge]).catch((error: unknown) => {
-        if (error instanceof McpMessageTooLargeError) return error;
-        throw error;
+      new Promise<T | McpMessageTooLargeError>((resolve, reject) => {
+        const stop = onTooLarge(resolve);
+        pending.then(resolve, reject).finally(stop);
       });
     const verdict = await sizeChecked(this.definitions.verify(this.definitions.sdkLister(client), tool, ctx.signal));
     if (verdict instanceof McpMessageTooLargeError) return verdict;
