@@ -4,9 +4,9 @@
 // Nest 12 and a few of its companions (and @kubernetes/client-node with its OIDC libraries) ship as ES modules
 // only. Node runs them through require(esm), but Jest on Node < 24.9 cannot, so those packages are compiled to
 // CommonJS for the test runtime.
-// PGlite (@electric-sql) loads Node's own modules with dynamic import(), which Jest's sandbox refuses without
-// --experimental-vm-modules; compiled to CommonJS those become require(), so plain `npx jest` runs the
-// embedded-database suites as `npm test` does.
+// PGlite (@electric-sql) and the OTLP exporter (@opentelemetry) load Node's own modules with dynamic import(),
+// which Jest's sandbox refuses without --experimental-vm-modules; compiled to CommonJS those become require(), so
+// plain `npx jest` runs the embedded-database and tracing suites as `npm test` does.
 const compiledForTests = [
   '@nestjs',
   'jose',
@@ -17,6 +17,7 @@ const compiledForTests = [
   '@kubernetes',
   'openid-client',
   'oauth4webapi',
+  '@opentelemetry',
 ];
 module.exports = {
   testEnvironment: 'node',
