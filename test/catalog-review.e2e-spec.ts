@@ -72,6 +72,7 @@ describe('catalog: registration, review workflow and pinning', () => {
     await param(toolBody('ok-name', { permissions: ['root'] }), 'permissions');
     await param(toolBody('ok-name', { tenant_access: { mode: 'some' } }), 'tenant_access.mode');
     await param(toolBody('ok-name', { rate_limit: { per_minute: 0 } }), 'rate_limit.per_minute');
+    await param(toolBody('ok-name', { rate_limit: { per_day: 2 ** 31 } }), 'rate_limit.per_day');
     await create(toolBody('taken-name')).expect(201);
     const taken = await param(toolBody('taken-name'), 'name', 409);
     expect(taken.code).toBe('name_taken');

@@ -11,6 +11,7 @@ import {
   IsUrl,
   Matches,
   MaxLength,
+  Max,
   Min,
   MinLength,
   ValidateNested,
@@ -104,23 +105,29 @@ export class TenantAccessDto {
   denylist?: string[];
 }
 
+/** A window's counter is a PostgreSQL integer: no limit may be larger. */
+const MAX_RATE_LIMIT = 2_147_483_647;
+
 export class RateLimitDto {
-  @ApiPropertyOptional({ example: 30 })
+  @ApiPropertyOptional({ example: 30, minimum: 1, maximum: MAX_RATE_LIMIT })
   @IsOptional()
   @IsInt()
   @Min(1)
+  @Max(MAX_RATE_LIMIT)
   per_minute?: number;
 
-  @ApiPropertyOptional({ example: 500 })
+  @ApiPropertyOptional({ example: 500, minimum: 1, maximum: MAX_RATE_LIMIT })
   @IsOptional()
   @IsInt()
   @Min(1)
+  @Max(MAX_RATE_LIMIT)
   per_hour?: number;
 
-  @ApiPropertyOptional({ example: 5000 })
+  @ApiPropertyOptional({ example: 5000, minimum: 1, maximum: MAX_RATE_LIMIT })
   @IsOptional()
   @IsInt()
   @Min(1)
+  @Max(MAX_RATE_LIMIT)
   per_day?: number;
 }
 
