@@ -1,10 +1,7 @@
-import { AnswerTooLargeError, capBody, frameEvents } from './capped-stream';
+import { AnswerTooLargeError, capBody, ChunkTransformer, frameEvents, transformBody } from './capped-stream';
 
-/** Pushes `chunks` through `transform`; answers the chunks that came out, as text, or the error it failed with. */
-async function through(
-  transform: TransformStream<Uint8Array, Uint8Array>,
-  chunks: string[],
-): Promise<string[] | Error> {
+/** Reads `chunks` through `transformer`; answers the chunks that came out, as text, or the error it failed with. */
+async function through(transformer: ChunkTransformer, chunks: string[]): Promise<string[] | Error> {
   const source = new ReadableStream<Uint8Array>({
     start(controller) {
       for (const chunk of chunks) controller.enqueue(Buffer.from(chunk));
@@ -13,7 +10,7 @@ async function through(
   });
   const out: string[] = [];
   try {
-    for await (const chunk of source.pipeThrough(transform)) out.push(Buffer.from(chunk).toString());
+    for await (const chunk of transformBody(source, transformer)) out.push(Buffer.from(chunk).toString());
   } catch (error) {
     return error as Error;
   }
@@ -54,5 +51,20 @@ describe('capBody', () => {
   it('passes a body up to the limit and fails one past it', async () => {
     expect(await through(capBody(6), ['abc', 'def'])).toEqual(['abc', 'def']);
     expect(await through(capBody(6), ['abc', 'defg'])).toBeInstanceOf(AnswerTooLargeError);
+  });
+});
+
+describe('transformBody', () => {
+  it('cancels the source when the transformer fails the stream', async () => {
+    let cancelled: unknown;
+    const source = new ReadableStream<Uint8Array>({
+      pull: (controller) => controller.enqueue(Buffer.from('0123456789')),
+      cancel: (reason) => void (cancelled = reason),
+    });
+    const reader = transformBody(source, capBody(25)).getReader();
+    await reader.read();
+    await reader.read();
+    await expect(reader.read()).rejects.toBeInstanceOf(AnswerTooLargeError);
+    expect(cancelled).toBeInstanceOf(AnswerTooLargeError);
   });
 });

@@ -19,15 +19,15 @@ const CR = 0x0d;
  * A body passed on unchanged until more than `limit` bytes in all have arrived; then the stream errors with
  * AnswerTooLargeError and the source is cancelled (its socket released).
  */
-export function capBody(limit: number, onTooLarge: TooLargeListener = () => undefined): ByteTransform {
+export function capBody(limit: number, onTooLarge: TooLargeListener = () => undefined): ChunkTransformer {
   let size = 0;
-  return new TransformStream({
+  return {
     transform(chunk, controller) {
       size += chunk.byteLength;
       if (size > limit) refuse(controller, new AnswerTooLargeError(limit, 'body'), onTooLarge);
       else controller.enqueue(chunk);
     },
-  });
+  };
 }
 
 /**
@@ -37,7 +37,7 @@ export function capBody(limit: number, onTooLarge: TooLargeListener = () => unde
  * which both rescan their whole buffer on each chunk) never holds more than one event: linear in the answer,
  * where a hostile server's endless line would otherwise cost the square of its length.
  */
-export function frameEvents(limit: number, onTooLarge: TooLargeListener = () => undefined): ByteTransform {
+export function frameEvents(limit: number, onTooLarge: TooLargeListener = () => undefined): ChunkTransformer {
   let pending: Uint8Array[] = [];
   let pendingBytes = 0;
   // Across chunks: whether the last byte seen ended a line (or nothing came yet), and whether it was a CR
@@ -45,7 +45,7 @@ export function frameEvents(limit: number, onTooLarge: TooLargeListener = () => 
   let atLineStart = true;
   let afterCr = false;
   let endedEvent = false;
-  return new TransformStream({
+  return {
     transform(chunk, controller) {
       let boundaryEnd = -1;
       let cursor = 0;
@@ -92,7 +92,7 @@ export function frameEvents(limit: number, onTooLarge: TooLargeListener = () => 
     flush(controller) {
       if (pending.length > 0) controller.enqueue(Buffer.concat(pending));
     },
-  });
+  };
 }
 
 /**
@@ -102,8 +102,49 @@ export function frameEvents(limit: number, onTooLarge: TooLargeListener = () => 
 export function capResponse(response: Response, limit: number, onTooLarge?: TooLargeListener): Response {
   if (!response.body) return response;
   const events = (response.headers.get('content-type') ?? '').toLowerCase().startsWith('text/event-stream');
-  const body = response.body.pipeThrough(events ? frameEvents(limit, onTooLarge) : capBody(limit, onTooLarge));
+  const body = transformBody(response.body, events ? frameEvents(limit, onTooLarge) : capBody(limit, onTooLarge));
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+/**
+ * `body` with each chunk passed through `transformer` as it is read; when the transformer errors the stream, the
+ * source is cancelled. A pulled stream rather than `pipeThrough` a TransformStream, whose piping machinery cost
+ * about 90 µs per answer on the call path (a wrapper that pulls costs under 10).
+ */
+export function transformBody(
+  body: ReadableStream<Uint8Array>,
+  transformer: ChunkTransformer,
+): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let failure: unknown;
+      let passed = false;
+      const out: ChunkController = {
+        enqueue: (chunk) => {
+          passed = true;
+          controller.enqueue(chunk);
+        },
+        error: (error) => (failure ??= error),
+      };
+      // A pull that passes nothing on is not called again: read on until a chunk is passed, the end or a failure.
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) transformer.flush?.(out);
+        else transformer.transform(value, out);
+        if (failure !== undefined) {
+          controller.error(failure);
+          await reader.cancel(failure).catch(() => undefined);
+          return;
+        }
+        if (done) return controller.close();
+        if (passed) return;
+      }
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
 }
 
 /**
@@ -118,14 +159,20 @@ export function cappedFetch<F extends (url: string | URL, init?: RequestInit) =>
   return (async (url: string | URL, init?: RequestInit) => capResponse(await fetch(url, init), limit, onTooLarge)) as F;
 }
 
-type ByteTransform = TransformStream<Uint8Array, Uint8Array>;
+/** What a transformer may do with the stream it feeds: pass a chunk on, or fail the stream. */
+export interface ChunkController {
+  enqueue(chunk: Uint8Array): void;
+  error(error: unknown): void;
+}
+
+/** One step of a body's reading: each chunk as it arrives, then the end. */
+export interface ChunkTransformer {
+  transform(chunk: Uint8Array, controller: ChunkController): void;
+  flush?(controller: ChunkController): void;
+}
 export type TooLargeListener = (error: AnswerTooLargeError) => void;
 
-function refuse(
-  controller: TransformStreamDefaultController<Uint8Array>,
-  error: AnswerTooLargeError,
-  onTooLarge: TooLargeListener,
-): void {
+function refuse(controller: ChunkController, error: AnswerTooLargeError, onTooLarge: TooLargeListener): void {
   controller.error(error);
   onTooLarge(error);
 }
