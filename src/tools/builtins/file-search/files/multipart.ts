@@ -6,8 +6,8 @@ import { ApiError } from '../../../../common/api-error';
 /** Room for the other form fields and the multipart framing beyond the file itself. */
 const FORM_OVERHEAD = 1024 * 1024;
 /**
- * After a refusal the rest of the body is read and dropped only this far, so the client (still sending)
- * can read the answer before the connection is closed; an endless upload costs no more than this.
+ * After a refusal the rest of the body is read and dropped only this far, and the connection is closed this long
+ * after the answer, so the client (still sending) can read the answer first; an endless upload costs no more.
  */
 const DRAIN_BYTES = 4 * 1024 * 1024;
 const DRAIN_MS = 5000;
@@ -129,8 +129,10 @@ export async function readMultipart<T>(request: Request, options: MultipartOptio
 
 /**
  * Deals with the rest of a refused request's body. Until the answer is written nothing more is read (the
- * client is held back by TCP); then the rest is read and dropped up to DRAIN_BYTES or DRAIN_MS, so the client
- * can read the answer while still sending, and the connection is closed. A body without end costs no more.
+ * client is held back by TCP); then the rest is read and dropped up to DRAIN_BYTES, and the connection is closed
+ * DRAIN_MS after the answer, so the client can read the answer while still sending. Past DRAIN_BYTES reading stops
+ * rather than the connection: closing a socket with unread input resets it, and a reset that reaches a busy client
+ * before it has read the answer loses the answer. A body without end costs no more.
  */
 function drainBoundedly(request: Request): void {
   if (request.complete) return;
@@ -142,15 +144,11 @@ function drainBoundedly(request: Request): void {
     if (started) return;
     started = true;
     let drained = 0;
-    const close = () => {
-      clearTimeout(timer);
-      request.socket.destroy();
-    };
-    const timer = setTimeout(close, DRAIN_MS);
+    const timer = setTimeout(() => request.socket.destroy(), DRAIN_MS);
     timer.unref();
     request.on('data', (chunk: Buffer) => {
       drained += chunk.length;
-      if (drained > DRAIN_BYTES) close();
+      if (drained > DRAIN_BYTES) request.pause();
     });
     request.once('end', () => clearTimeout(timer));
     request.once('close', () => clearTimeout(timer));
