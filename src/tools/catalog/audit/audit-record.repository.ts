@@ -13,6 +13,10 @@ export type AuditOutcome = Pick<
   'status' | 'durationMs' | 'outputSize' | 'output' | 'error' | 'injectionSuspected' | 'guardFindings'
 >;
 
+/** How a call ended, or stands: a record still running has no flags yet. */
+type OutcomeFields = Omit<AuditOutcome, 'injectionSuspected' | 'guardFindings'> &
+  Partial<Pick<AuditOutcome, 'injectionSuspected' | 'guardFindings'>>;
+
 /** A record as written: every column; the outcome's flags may be left out while the call runs. */
 export type NewAuditRecord = Omit<AuditRecordEntity, 'injectionSuspected' | 'guardFindings'> &
   Partial<Pick<AuditRecordEntity, 'injectionSuspected' | 'guardFindings'>>;
@@ -83,15 +87,14 @@ export class AuditRecordRepository {
     await this.database.prepared(
       'audit_insert',
       `INSERT INTO tool_audit_records (id, "timestamp", tenant_id, agent_id, user_id, tool_id, tool_name, call_id,
-              status, duration_ms, audit_level, input_args, output_size, output, error, injection_suspected,
-              guard_findings, response_id)
-       SELECT id, at, tenant_id, agent_id, user_id, tool_id, tool_name, call_id, status, duration_ms, audit_level,
-              input_args::jsonb, output_size, output, error, injection_suspected, guard_findings::jsonb, response_id
+              audit_level, input_args, response_id, status, duration_ms, output_size, output, error,
+              injection_suspected, guard_findings)
+       SELECT id, at, tenant_id, agent_id, user_id, tool_id, tool_name, call_id, audit_level, input_args::jsonb,
+              response_id, status, duration_ms, output_size, output, error, injection_suspected, guard_findings::jsonb
          FROM unnest($1::varchar[], $2::timestamptz[], $3::varchar[], $4::varchar[], $5::varchar[], $6::varchar[],
-                     $7::varchar[], $8::varchar[], $9::varchar[], $10::float8[], $11::varchar[], $12::text[],
-                     $13::int[], $14::text[], $15::text[], $16::boolean[], $17::text[], $18::varchar[])
-           AS r(id, at, tenant_id, agent_id, user_id, tool_id, tool_name, call_id, status, duration_ms, audit_level,
-                input_args, output_size, output, error, injection_suspected, guard_findings, response_id)`,
+                     $7::varchar[], $8::varchar[], $9::varchar[], $10::text[], $11::varchar[], ${outcomeArrays(12)})
+           AS r(id, at, tenant_id, agent_id, user_id, tool_id, tool_name, call_id, audit_level, input_args,
+                response_id, ${OUTCOME_NAMES})`,
       [
         column((r) => r.id),
         column((r) => r.createdAt),
@@ -101,44 +104,25 @@ export class AuditRecordRepository {
         column((r) => r.toolId),
         column((r) => r.toolName),
         column((r) => r.callId),
-        column((r) => r.status),
-        column((r) => r.durationMs),
         column((r) => r.auditLevel),
         column((r) => jsonText(r.inputArgs)),
-        column((r) => r.outputSize),
-        column((r) => r.output),
-        column((r) => r.error),
-        column((r) => r.injectionSuspected ?? false),
-        column((r) => jsonText(r.guardFindings ?? null)),
         column((r) => r.responseId),
+        ...outcomeColumns(records),
       ],
     );
     return records.map(() => undefined);
   }
 
   private async completeMany(completions: { id: string; outcome: AuditOutcome }[]): Promise<void[]> {
-    const column = <T>(pick: (outcome: AuditOutcome) => T) => completions.map(({ outcome }) => pick(outcome));
     await this.database.prepared(
       'audit_complete',
       `WITH ${COMMIT_WITHOUT_FLUSH}
        UPDATE tool_audit_records AS t
           SET status = r.status, duration_ms = r.duration_ms, output_size = r.output_size, output = r.output,
               error = r.error, injection_suspected = r.injection_suspected, guard_findings = r.guard_findings::jsonb
-         FROM commit_without_flush,
-              unnest($1::varchar[], $2::varchar[], $3::float8[], $4::int[], $5::text[], $6::text[], $7::boolean[],
-                     $8::text[])
-                AS r(id, status, duration_ms, output_size, output, error, injection_suspected, guard_findings)
+         FROM commit_without_flush, unnest($1::varchar[], ${outcomeArrays(2)}) AS r(id, ${OUTCOME_NAMES})
         WHERE t.id = r.id`,
-      [
-        completions.map(({ id }) => id),
-        column((o) => o.status),
-        column((o) => o.durationMs),
-        column((o) => o.outputSize),
-        column((o) => o.output),
-        column((o) => o.error),
-        column((o) => o.injectionSuspected),
-        column((o) => jsonText(o.guardFindings)),
-      ],
+      [completions.map(({ id }) => id), ...outcomeColumns(completions.map(({ outcome }) => outcome))],
     );
     return completions.map(() => undefined);
   }
@@ -256,6 +240,28 @@ export class AuditRecordRepository {
     ]);
     return { totals: totals[0] as UsageRows['totals'], byTenant, byDay };
   }
+}
+
+/** How a call ended, as the arrays of a multi-row statement: the columns OUTCOME_NAMES names, in that order. */
+const OUTCOME_NAMES = 'status, duration_ms, output_size, output, error, injection_suspected, guard_findings';
+
+/** The parameter list of outcomeColumns' arrays, numbered from `first`. */
+function outcomeArrays(first: number): string {
+  const types = ['varchar', 'float8', 'int', 'text', 'text', 'boolean', 'text'];
+  return types.map((type, i) => `$${first + i}::${type}[]`).join(', ');
+}
+
+/** The outcome fields of each record (a new one or a completion), one array per column of OUTCOME_NAMES. */
+function outcomeColumns(rows: OutcomeFields[]): unknown[][] {
+  return [
+    rows.map((o) => o.status),
+    rows.map((o) => o.durationMs),
+    rows.map((o) => o.outputSize),
+    rows.map((o) => o.output),
+    rows.map((o) => o.error),
+    rows.map((o) => o.injectionSuspected ?? false),
+    rows.map((o) => jsonText(o.guardFindings ?? null)),
+  ];
 }
 
 /** JSON text for a jsonb column (sent as text: a JavaScript array would be sent as a PostgreSQL array). */
