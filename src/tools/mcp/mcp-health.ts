@@ -55,7 +55,6 @@ export class McpHealth {
 
   recordDiscovery(source: string, ok: boolean): void {
     this.discoveryOk.set(source, ok);
-    this.updateGauge(source);
   }
 
   forget(source: string): void {
