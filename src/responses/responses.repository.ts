@@ -46,7 +46,7 @@ export class ResponsesRepository {
          VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, false, $8::varchar,
                  CASE WHEN $8::varchar IS NULL THEN NULL ELSE now() + $9 * interval '1 millisecond' END, $10, $10)
          RETURNING id)
-       ${insertItems('response', 'input', 11)}`,
+       ${insertItems('input', 11)}`,
       [
         response.id,
         tenantId,
@@ -74,7 +74,7 @@ export class ResponsesRepository {
          UPDATE responses SET status = $3, body = $4::jsonb, lease_owner = NULL, lease_expires_at = NULL, updated_at = $5
           WHERE id = $1 AND tenant_id = $2 AND status IN ('queued', 'in_progress')
          RETURNING id),
-       items AS (${insertItems('response', 'output', 6)})
+       items AS (${insertItems('output', 6)})
        SELECT count(*)::int AS finished FROM response`,
       [response.id, tenantId, response.status, JSON.stringify(response), now, ...itemColumns(tenantId, output, now)],
     );
@@ -244,17 +244,17 @@ export class ResponsesRepository {
 }
 
 /**
- * Inserts a response's items, whatever their number, in the statement that writes the response: `response` is
- * the WITH item answering its id (no id, no items), and the items' columns are the five arrays of itemColumns
- * from parameter `$first`, followed by the tenant and the time.
+ * Inserts a response's items, whatever their number, in the statement that writes the response: its WITH item
+ * `response` answers the response's id (no id, no items), and the items' columns are the five arrays of
+ * itemColumns from parameter `$first`, followed by the tenant and the time.
  */
-function insertItems(response: string, direction: 'input' | 'output', first: number): string {
+function insertItems(direction: 'input' | 'output', first: number): string {
   const $ = (offset: number) => `$${first + offset}`;
   return `INSERT INTO response_items (response_id, direction, position, id, tenant_id, item, tool_name, tool_output,
                                       created_at)
-          SELECT ${response}.id, '${direction}', i.position, i.id, ${$(5)}, i.item::jsonb, i.tool_name, i.tool_output,
+          SELECT response.id, '${direction}', i.position, i.id, ${$(5)}, i.item::jsonb, i.tool_name, i.tool_output,
                  ${$(6)}
-            FROM ${response},
+            FROM response,
                  unnest(${$(0)}::int[], ${$(1)}::varchar[], ${$(2)}::text[], ${$(3)}::varchar[], ${$(4)}::text[])
                    AS i(position, id, item, tool_name, tool_output)`;
 }
