@@ -109,7 +109,9 @@ export class ChunkRepository {
 
   /**
    * Chunks matching any word of `text` (stemmed, English), best ts_rank_cd first. Words are OR-ed: a
-   * question rarely shares every word with its answer.
+   * question rarely shares every word with its answer. The query is read through scalar subqueries so it is
+   * built once: joined as a row, the planner inlines its text-to-tsquery cast into every matching row's check
+   * and rank (about 15 % of the statement's time over 100k chunks).
    */
   async searchText(scope: SearchScope, text: string, limit: number): Promise<RankedChunk[]> {
     const params = new SqlParams([scope.tenantId, scope.vectorStoreIds, text, limit]);
@@ -120,11 +122,11 @@ export class ChunkRepository {
            SELECT quote_literal(word) FROM unnest(tsvector_to_array(to_tsvector('english', $3))) AS word
          ), ' | '), '')::tsquery AS query
        )
-       SELECT c.id::text AS id, ts_rank_cd(c.tsv, q.query, 32) AS rank
-       FROM q, file_search_chunks c
+       SELECT c.id::text AS id, ts_rank_cd(c.tsv, (SELECT query FROM q), 32) AS rank
+       FROM file_search_chunks c
        JOIN file_search_vector_store_files f ON f.vector_store_id = c.vector_store_id AND f.file_id = c.file_id
        WHERE c.tenant_id = $1 AND c.vector_store_id = ANY($2::varchar[]) AND f.status = 'completed'
-         AND c.tsv @@ q.query ${filter}
+         AND c.tsv @@ (SELECT query FROM q) ${filter}
        ORDER BY rank DESC, c.id
        LIMIT $4`,
       params.values,

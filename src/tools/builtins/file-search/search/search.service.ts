@@ -5,6 +5,7 @@ import { MAX_NUM_RESULTS_CAP } from '../file-search.config';
 import { ChunkRepository } from '../ingestion/chunk.repository';
 import { VectorIndex } from '../ingestion/vector-index';
 import type { Attributes } from '../vector-store-files/vector-store-file.entity';
+import type { VectorStoreEntity } from '../vector-stores/vector-store.entity';
 import { VectorStoresService } from '../vector-stores/vector-stores.service';
 import { Filter, parseFilter } from './filters';
 
@@ -98,37 +99,43 @@ export class SearchService {
     };
   }
 
-  /** Searches the tenant's stores (each must exist and not be expired), best first. */
+  /**
+   * Searches the tenant's stores (each must exist and not be expired), best first. The stores are looked up
+   * while the ranking queries already run: those read only the tenant's rows of the named stores, so running
+   * them early exposes nothing, and their result is dropped when a store turns out to be missing or expired.
+   */
   async search(tenantId: string, vectorStoreIds: string[], request: SearchRequest): Promise<SearchHit[]> {
-    const stores = [];
-    for (const [i, id] of vectorStoreIds.entries()) {
-      stores.push(
-        await this.stores.findUsable(
-          tenantId,
-          id,
-          vectorStoreIds.length > 1 ? `vector_store_ids[${i}]` : 'vector_store_id',
-        ),
-      );
-    }
-    const ids = stores.map((store) => store.id);
-    const maxResults = Math.min(Math.max(1, request.maxResults), MAX_NUM_RESULTS_CAP);
     const started = process.hrtime.bigint();
-    const ranked = this.index.embedder
-      ? await this.hybrid(tenantId, ids, request, maxResults)
-      : await this.fullText(tenantId, ids, request, maxResults);
+    const maxResults = Math.min(Math.max(1, request.maxResults), MAX_NUM_RESULTS_CAP);
+    const lookups = vectorStoreIds.map((id, i) =>
+      this.stores.findUsable(tenantId, id, vectorStoreIds.length > 1 ? `vector_store_ids[${i}]` : 'vector_store_id'),
+    );
+    const ranking = this.index.embedder
+      ? this.hybrid(tenantId, vectorStoreIds, request, maxResults)
+      : this.fullText(tenantId, vectorStoreIds, request, maxResults);
+    const [ranked, ...found] = await Promise.allSettled([ranking, ...lookups]);
+    // A missing or expired store is the answer even when the ranking failed too (the first such store).
+    const refused = found.find((result) => result.status === 'rejected');
+    if (refused) throw refused.reason;
+    if (ranked.status === 'rejected') throw ranked.reason;
+    const stores = found.map((result) => (result as PromiseFulfilledResult<VectorStoreEntity>).value);
     const hits = await this.load(
       tenantId,
-      ranked.filter((r) => r.score >= request.scoreThreshold).slice(0, maxResults),
+      ranked.value.filter((r) => r.score >= request.scoreThreshold).slice(0, maxResults),
     );
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    for (const id of ids) this.metrics.searchDuration.observe({ vector_store_id: id }, seconds);
+    for (const store of stores) this.metrics.searchDuration.observe({ vector_store_id: store.id }, seconds);
     await this.stores.touch(stores);
     return hits;
   }
 
+  /** The vector lists (one per query, after embedding it) and the full-text list, started at once and fused. */
   private async hybrid(tenantId: string, ids: string[], request: SearchRequest, maxResults: number): Promise<Ranked[]> {
     const { embedder, backend, collection } = this.index;
     const candidates = Math.min(200, Math.max(20, maxResults * 4));
+    const lexical = this.lexical(tenantId, ids, request, candidates).then((rows) => rows.map((row) => row.id));
+    // The full-text query needs no vector: it runs while the queries are embedded (its failure is awaited below).
+    lexical.catch(() => undefined);
     const vectors = await embedder!.embed(request.query);
     const lists = await Promise.all([
       ...vectors.map(async (vector) =>
@@ -140,7 +147,7 @@ export class SearchService {
           })
         ).map((match) => match.documentId),
       ),
-      this.lexical(tenantId, ids, request, candidates).then((rows) => rows.map((row) => row.id)),
+      lexical,
     ]);
     const fused = new Map<string, number>();
     for (const list of lists) {
