@@ -29,6 +29,15 @@ const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 class LeaseLost extends Error {}
 
 /**
+ * The promise, marked as handled: its rejection is awaited later, and must not count as unhandled (which
+ * ends the process) while the loop is waiting for something else.
+ */
+function handled<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined);
+  return promise;
+}
+
+/**
  * Runs ingestion jobs: claims an `in_progress` vector store file with FOR UPDATE SKIP LOCKED under a lease
  * (renewed while it runs), parses, chunks, embeds and stores it, then completes it in one transaction that
  * checks the lease is still its own. A crashed worker's jobs are taken over when their lease runs out; on
@@ -156,7 +165,9 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
 
   /**
    * Reads the file and hands its bytes to a document thread, which parses, chunks, tokenizes and builds the
-   * embedding requests; here each batch it sends back is embedded and stored before the thread goes on.
+   * embedding requests. Each batch it sends back is embedded while the batch before it is stored, and the
+   * thread prepares the next one meanwhile: at most one batch is being stored and one embedded at a time, in
+   * order, so memory stays bounded and the stored chunks are always a prefix of the file.
    */
   private async ingest(job: LeasedJob, file: FileEntity, report: ProgressReport, signal: AbortSignal): Promise<void> {
     await report.parsing();
@@ -174,27 +185,44 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
       },
       signal,
     );
-    for await (const event of events) {
-      signal.throwIfAborted();
-      if (event.type === 'parsed') {
-        await report.parsed(event.characters);
-      } else {
-        const bytesStored = await this.write(job, event.chunks, event.requests, signal);
-        await report.stored(event.chunks.length, event.charactersDone, bytesStored);
+    let storing: Promise<void> = Promise.resolve();
+    try {
+      for await (const event of events) {
+        signal.throwIfAborted();
+        if (event.type === 'parsed') {
+          await report.parsed(event.characters);
+          continue;
+        }
+        const vectors = handled(this.embed(event.requests, signal));
+        await storing;
+        storing = handled(
+          vectors
+            .then((embedded) => this.store(job, event.chunks, embedded, signal))
+            .then((bytesStored) => report.stored(event.chunks.length, event.charactersDone, bytesStored)),
+        );
       }
+      await storing;
+    } finally {
+      // Nothing may still be writing when the job is failed, retried or abandoned.
+      await storing.catch(() => undefined);
     }
   }
 
-  /** Embeds a batch (when an embedding service is configured) and upserts its chunks and vectors. */
-  private async write(
+  /** The batch's vectors, when an embedding service is configured. */
+  private async embed(requests: EmbeddingRequest[], signal: AbortSignal): Promise<number[][] | undefined> {
+    const { embedder } = this.index;
+    return embedder && requests.length > 0 ? embedder.send(requests, signal) : undefined;
+  }
+
+  /** Upserts a batch's chunks and their vectors; returns the bytes stored. */
+  private async store(
     job: LeasedJob,
     chunks: Chunk[],
-    requests: EmbeddingRequest[],
+    vectors: number[][] | undefined,
     signal: AbortSignal,
   ): Promise<number> {
-    const { embedder, backend, collection } = this.index;
-    const vectors = embedder && requests.length > 0 ? await embedder.send(requests, signal) : undefined;
     signal.throwIfAborted();
+    const { backend, collection } = this.index;
     const idByIndex = await this.chunks.upsert(
       { tenantId: job.tenant_id, vectorStoreId: job.vector_store_id, fileId: job.file_id },
       chunks,
