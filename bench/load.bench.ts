@@ -8,6 +8,14 @@ import { createBenchDatabase, engineName, LoadResult, measure, registerApprovedS
 import { startUpstream } from './support/mcp-upstream';
 
 const SECONDS = 60;
+/**
+ * Load before the measured run. Under this load V8 grows each replica's heap for about 30 s (from roughly 300 to
+ * 600 MB committed) and then holds it; RSS "at start" is taken once that has happened, so that growth during the
+ * run means memory still being taken, not the heap reaching its working size. RSS before any load is printed too.
+ */
+const WARM_UP_SECONDS = 30;
+/** How often each replica's RSS is sampled during the measured run. */
+const SAMPLE_EVERY_MS = 10_000;
 const CALLERS = 50;
 const REPLICAS = 2;
 const MAIN = join(__dirname, '../src/main.js');
@@ -16,7 +24,8 @@ const MAIN = join(__dirname, '../src/main.js');
  * Sustained load on the governed path: two replicas (separate processes, as deployed) sharing one PostgreSQL,
  * 50 callers spread over both for 60 s, each calling an upstream MCP tool under audit `basic` and a rate limit
  * (so every call takes a slot, writes its `started` record and its outcome). Prints calls/s and p99 per replica,
- * errors, and each replica's RSS after warm-up and at the end. PGlite belongs to one process: skipped there.
+ * errors, and each replica's RSS before any load, after the warm-up, every 10 s and at the end. PGlite belongs to
+ * one process: skipped there.
  */
 export async function run(): Promise<void> {
   if (engineName() === 'embedded PGlite') {
@@ -54,13 +63,25 @@ export async function run(): Promise<void> {
         seconds,
         CALLERS / REPLICAS,
       );
-    await Promise.all(replicas.map((replica) => target(replica, 5)));
+    const rssIdle = replicas.map(rssMb);
+    await Promise.all(replicas.map((replica) => target(replica, WARM_UP_SECONDS)));
     const rssStart = replicas.map(rssMb);
     const heapStart = await Promise.all(replicas.map(heapUsedMb));
-    const results = await Promise.all(replicas.map((replica) => target(replica, SECONDS)));
+    const samples: number[][] = [];
+    const sampler = setInterval(() => samples.push(replicas.map(rssMb)), SAMPLE_EVERY_MS);
+    const results = await Promise.all(replicas.map((replica) => target(replica, SECONDS))).finally(() =>
+      clearInterval(sampler),
+    );
     const rssEnd = replicas.map(rssMb);
     const heapEnd = await Promise.all(replicas.map(heapUsedMb));
     print(results, rssStart, rssEnd);
+    replicas.forEach((replica, i) =>
+      console.log(
+        `  replica ${replica.index + 1} RSS before any load ${rssIdle[i].toFixed(0)} MB, after ${WARM_UP_SECONDS} s of ` +
+          `load ${rssStart[i].toFixed(0)} MB, then every ${SAMPLE_EVERY_MS / 1000} s: ` +
+          `${samples.map((sample) => sample[i].toFixed(0)).join(', ')} MB`,
+      ),
+    );
     // Whether RSS growth is live JavaScript objects (a leak would show here) or memory the process keeps.
     replicas.forEach((replica, i) =>
       console.log(
