@@ -166,8 +166,8 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
   /**
    * Reads the file and hands its bytes to a document thread, which parses, chunks, tokenizes and builds the
    * embedding requests. Each batch it sends back is embedded while the batch before it is stored, and the
-   * thread prepares the next one meanwhile: at most one batch is being stored and one embedded at a time, in
-   * order, so memory stays bounded and the stored chunks are always a prefix of the file.
+   * thread prepares the next one meanwhile. Batches are stored one at a time and in order, so the stored chunks
+   * are always a prefix of the file; at most two batches are being embedded, so memory stays bounded.
    */
   private async ingest(job: LeasedJob, file: FileEntity, report: ProgressReport, signal: AbortSignal): Promise<void> {
     await report.parsing();
