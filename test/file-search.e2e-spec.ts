@@ -103,8 +103,10 @@ describe('file_search (full-text mode, embedded database)', () => {
       // Chunked transfer: the limit is found while streaming.
       const boundary = 'x-boundary';
       const response = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        // A connection of its own: a pooled one may be closed by the server's keep-alive timeout as it is reused.
         const req = httpRequest(`${t.baseUrl}/v1/files`, {
           method: 'POST',
+          agent: false,
           headers: { ...bearer(t.adminKey), 'Content-Type': `multipart/form-data; boundary=${boundary}` },
         });
         req.on('response', (res) => {
@@ -141,8 +143,10 @@ describe('file_search (full-text mode, embedded database)', () => {
       const response = await new Promise<{ status: number; body: string; sentBeforeAnswer: number }>(
         (resolve, reject) => {
           let answered = false;
+          // A connection of its own: a pooled one may be closed by the server's keep-alive timeout as it is reused.
           const req = httpRequest(`${t.baseUrl}/v1/files`, {
             method: 'POST',
+            agent: false,
             headers: { ...bearer(t.adminKey), 'Content-Type': `multipart/form-data; boundary=${boundary}` },
           });
           req.on('response', (res) => {
