@@ -56,7 +56,7 @@ export class DocumentThreads {
     try {
       const budget = new Budget(job.limits.timeoutMs);
       const { bytes, ...rest } = job;
-      thread.post({ type: 'index', bytes, ...rest } satisfies DocumentRequest);
+      thread.post({ type: 'index', bytes, ...rest } satisfies DocumentRequest, ownMemory(bytes));
       for (;;) {
         const reply = await budget.spend((timeLeftMs) => thread.receive(job.limits, signal, timeLeftMs));
         if (reply.type === 'done') break;
@@ -132,8 +132,8 @@ class DocumentThread {
     return this.failure === undefined && this.exited === undefined;
   }
 
-  post(message: DocumentRequest | NextBatch): void {
-    this.worker.postMessage(message);
+  post(message: DocumentRequest | NextBatch, transfer: ArrayBuffer[] = []): void {
+    this.worker.postMessage(message, transfer);
   }
 
   /** The next reply within the time left; a thread that stopped or broke a limit fails the document. */
@@ -183,6 +183,18 @@ class DocumentThread {
     this.waiter = undefined;
     waiter?.();
   }
+}
+
+/**
+ * The memory of a document's bytes, to move to its thread rather than copy, when they are the whole of it (a
+ * file read into a buffer of its own, as FileParts.readAll does): the caller's buffer is empty afterwards, and a
+ * large file is held once, by the thread, instead of twice. A slice of a shared pool is copied.
+ */
+function ownMemory(bytes: Uint8Array): ArrayBuffer[] {
+  const memory = bytes.buffer;
+  return memory instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === memory.byteLength
+    ? [memory]
+    : [];
 }
 
 /** Time a document's thread may work, spent only while the thread is working. */

@@ -60,8 +60,13 @@ async function index(
   send: (reply: DocumentReply) => void,
   nextBatch: () => Promise<void>,
 ): Promise<void> {
-  const bytes = Buffer.from(request.bytes.buffer, request.bytes.byteOffset, request.bytes.byteLength);
-  const text = await extractText(request.filename, bytes, request.limits);
+  const text = await extractText(
+    request.filename,
+    Buffer.from(request.bytes.buffer, request.bytes.byteOffset, request.bytes.byteLength),
+    request.limits,
+  );
+  // The bytes are not needed past this point: a large file's memory can go while its text is chunked.
+  request.bytes = new Uint8Array(0);
   send({ type: 'parsed', characters: text.length });
   let charactersDone = 0;
   let batch: Chunk[] = [];
