@@ -1,6 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { handled } from '../../../../common/handled';
 import { BackgroundTasks, RepeatingTask } from '../../../../observability/background';
 import { FileEntity } from '../files/file.entity';
 import { FileRepository } from '../files/file.repository';
@@ -27,15 +28,6 @@ const MAX_RETRY_DELAY_MS = 60_000;
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
 class LeaseLost extends Error {}
-
-/**
- * The promise, marked as handled: its rejection is awaited later, and must not count as unhandled (which
- * ends the process) while the loop is waiting for something else.
- */
-function handled<T>(promise: Promise<T>): Promise<T> {
-  promise.catch(() => undefined);
-  return promise;
-}
 
 /**
  * Runs ingestion jobs: claims an `in_progress` vector store file with FOR UPDATE SKIP LOCKED under a lease

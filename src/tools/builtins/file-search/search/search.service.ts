@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '../../../../common/api-error';
+import { handled } from '../../../../common/handled';
 import { FileSearchMetrics } from '../file-search.metrics';
 import { MAX_NUM_RESULTS_CAP } from '../file-search.config';
 import { ChunkRepository } from '../ingestion/chunk.repository';
@@ -133,9 +134,8 @@ export class SearchService {
   private async hybrid(tenantId: string, ids: string[], request: SearchRequest, maxResults: number): Promise<Ranked[]> {
     const { embedder, backend, collection } = this.index;
     const candidates = Math.min(200, Math.max(20, maxResults * 4));
-    const lexical = this.lexical(tenantId, ids, request, candidates).then((rows) => rows.map((row) => row.id));
     // The full-text query needs no vector: it runs while the queries are embedded (its failure is awaited below).
-    lexical.catch(() => undefined);
+    const lexical = handled(this.lexical(tenantId, ids, request, candidates).then((rows) => rows.map((row) => row.id)));
     const vectors = await embedder!.embed(request.query);
     const lists = await Promise.all([
       ...vectors.map(async (vector) =>
