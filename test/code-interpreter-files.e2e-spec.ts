@@ -49,7 +49,7 @@ describe('code_interpreter files and per-response sandboxes', () => {
     keyA = await memberKey(t, 'tenant-a');
     keyB = await memberKey(t, 'tenant-b');
     client = new OpenAI({ baseURL: `${t.baseUrl}/v1`, apiKey: keyA, maxRetries: 0 });
-  }, 180_000);
+  });
 
   afterAll(async () => {
     await t?.close();

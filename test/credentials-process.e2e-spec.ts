@@ -68,7 +68,7 @@ describe('credentials in the server process', () => {
         ),
       }),
     ]);
-  }, 180_000);
+  });
 
   it('stops at start on PostgreSQL without a key, with one line saying how to make one', async () => {
     database = await createTestDatabase('postgres');
@@ -81,5 +81,5 @@ describe('credentials in the server process', () => {
         /^Invalid configuration: secrets\.encryption_key = missing: .*`openssl rand -base64 32`.*TOOLGATE_SECRETS__ENCRYPTION_KEY/,
       ),
     ]);
-  }, 180_000);
+  });
 });

@@ -201,5 +201,5 @@ describe('the embedded database of the server process', () => {
 
     expect(await server.stop()).toEqual({ code: 0, signal: null });
     expect(existsSync(dirname(socket!))).toBe(false);
-  }, 180_000);
+  });
 });

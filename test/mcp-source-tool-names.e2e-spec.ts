@@ -65,7 +65,7 @@ describe("MCP sources serving tools under their servers' own names (tool_names: 
     offer(other, 'lookup_user', 'other');
     // A tool of the catalog that a server's tool of the same name must not shadow.
     await approvedTool(t, 'echo');
-  }, 180_000);
+  });
   afterAll(async () => {
     for (const client of clients) await client.close().catch(() => undefined);
     await t?.close();
@@ -268,7 +268,7 @@ describe('tool_names on a trusted server from the config file', () => {
         (await t.http.get('/v1/tools?tag=weather').set(bearer(t.adminKey))).body.data.length === 2 &&
         (await t.http.get('/v1/tools/sources/mcp/weather').set(bearer(t.adminKey))).body.last_discovery.status === 'ok',
     );
-  }, 180_000);
+  });
   afterAll(async () => {
     await t?.close();
     await server?.stop();

@@ -52,7 +52,7 @@ describe('MCP sources: server-everything over Streamable HTTP and SSE', () => {
   beforeAll(async () => {
     [http, sse] = await Promise.all([startEverything('streamableHttp'), startEverything('sse')]);
     t = await startApp('postgres', { config: noFileSearch });
-  }, 180_000);
+  });
   afterAll(async () => {
     await t?.close();
     await http?.stop();
@@ -319,7 +319,7 @@ describe('MCP sources: trusted stdio server from the config file', () => {
       20_000,
       'the filesystem tools to be discovered',
     );
-  }, 180_000);
+  });
   afterAll(() => t?.close());
 
   it('approves the tools of a trusted server on discovery and runs them over stdio', async () => {
@@ -580,7 +580,7 @@ describe('MCP sources: per-tenant credentials from the first discovery', () => {
       run: () => ({ text: 'found' }),
     });
     t = await startApp('postgres', { config: { ...noFileSearch, secrets: { dir: secretsDir } } });
-  }, 180_000);
+  });
   afterAll(async () => {
     await t?.close();
     await server?.stop();
@@ -652,7 +652,7 @@ describe('MCP sources: a dead and a hanging server do not stall the others', () 
         .send({ auto_discover: true })
         .expect(200);
     }
-  }, 180_000);
+  });
   afterAll(async () => {
     await t?.close();
     await good?.stop();

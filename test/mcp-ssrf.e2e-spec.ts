@@ -32,7 +32,7 @@ describe.each(ENGINES)('MCP sources with private networks disallowed (%s)', (eng
     t = await startApp(engine, {
       config: { builtins: { file_search: { enabled: false } }, mcp: { allow_private_networks: false } },
     });
-  }, 180_000);
+  });
   afterAll(async () => {
     jest.restoreAllMocks();
     await t?.close();

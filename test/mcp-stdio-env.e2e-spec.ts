@@ -79,5 +79,5 @@ describe.each(ENGINES)('stdio MCP servers get an allow-listed environment (%s)',
     ]) {
       expect(names).not.toContain(secret);
     }
-  }, 180_000);
+  });
 });

@@ -235,7 +235,7 @@ describe('MCP sources speaking 2026-07-28 upstream, and the relay of their input
       .send({ name: 'legacy', url: legacy.url })
       .expect(201);
     await approveAll('legacy');
-  }, 180_000);
+  });
   afterAll(async () => {
     await t?.close();
     await modern?.stop();

@@ -41,7 +41,7 @@ describe('output scanning of MCP tool results', () => {
     toolId = listed.body.data[0].id;
     await review(t, toolId, 'reviewed');
     await review(t, toolId, 'approved');
-  }, 180_000);
+  });
   afterAll(async () => {
     await t?.close();
     await server?.stop();

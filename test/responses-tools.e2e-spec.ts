@@ -375,7 +375,7 @@ describe('/v1/responses across restarts and without an upstream', () => {
       await upstream.close();
       await database.drop();
     }
-  }, 180_000);
+  });
 
   it('marks a response failed once the lease of a killed replica runs out', async () => {
     await buildService();

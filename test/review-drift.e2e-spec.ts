@@ -63,7 +63,7 @@ describe('drift: a trusted config-file server whose tool turns malicious', () =>
     await waitFor(
       async () => (await t.http.get('/v1/tools?q=trusted-').set(bearer(t.adminKey))).body.data.length === 2,
     );
-  }, 180_000);
+  });
   afterAll(async () => {
     await t?.close();
     await server?.stop();
@@ -121,7 +121,7 @@ describe('drift: sources approved by default and catalog.auto_approve_score', ()
       .set(bearer(t.adminKey))
       .send({ name: 'approved-src', url: server.url, default_security_status: 'approved', refresh_interval: '1h' })
       .expect(201);
-  }, 180_000);
+  });
   afterAll(async () => {
     await t?.close();
     await server?.stop();
@@ -170,7 +170,7 @@ describe('drift: two upstream changes before a review', () => {
       .set(bearer(t.adminKey))
       .send({ name: 'moving', url: server.url, refresh_interval: '1h' })
       .expect(201);
-  }, 180_000);
+  });
   afterAll(async () => {
     await t?.close();
     await server?.stop();
@@ -236,7 +236,7 @@ describe('drift: a call between an upstream change and the next refresh', () => 
     const entry = await toolByName(t, 'quiet-alpha');
     await review(t, entry.id, 'reviewed');
     await review(t, entry.id, 'approved');
-  }, 180_000);
+  });
   afterAll(async () => {
     await t?.close();
     await server?.stop();
@@ -266,7 +266,7 @@ describe('drift: permissions changed on an approved tool', () => {
 
   beforeAll(async () => {
     t = await startApp('pglite', { config: noFileSearch });
-  }, 180_000);
+  });
   afterAll(() => t?.close());
 
   it('sends the tool back to review with the change shown and a history entry', async () => {
@@ -318,7 +318,7 @@ describe('discovery: a new tool beside its own server’s siblings', () => {
       config: { ...noFileSearch, mcp_servers: [{ name: 'fw', url: server.url, refresh_interval: '1h' }] },
     });
     await waitFor(async () => (await t.http.get('/v1/tools?q=fw-').set(bearer(t.adminKey))).body.data.length === 1);
-  }, 180_000);
+  });
   afterAll(async () => {
     await t?.close();
     await server?.stop();

@@ -165,7 +165,7 @@ describe('review: the model judge on a trusted config-file server', () => {
         mcp_servers: [{ name: 'trusted', url: server.url, refresh_interval: '1h' }],
       },
     });
-  }, 180_000);
+  });
   afterAll(async () => {
     await t?.close();
     await server?.stop();

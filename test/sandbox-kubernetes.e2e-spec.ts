@@ -65,7 +65,7 @@ describe('sandbox tools on Kubernetes agent-sandbox', () => {
       await approvedTool(t, 'kb-sleep', sandboxTool(script('sleep.py')));
       await approvedTool(t, 'kb-flood', sandboxTool('/usr/bin/head -c 1073741824 /dev/zero'));
       await approvedTool(t, 'kb-cred', sandboxTool(script('echo.py'), { credential_key: 'github.token' }));
-    }, 180_000);
+    });
 
     afterEach(() => {
       kube.behaviour = { ready: 'after', ms: 20 };

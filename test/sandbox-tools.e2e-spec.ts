@@ -72,7 +72,7 @@ describe('sandbox tools, run locally under bubblewrap', () => {
     ];
     tools[5][1].source = { ...tools[5][1].source, credential_key: 'github.token' } as (typeof tools)[5][1]['source'];
     for (const [name, body] of tools) await approvedTool(t, name, body);
-  }, 180_000);
+  });
 
   afterAll(async () => {
     delete process.env.TOOLGATE_TEST_SERVICE_SECRET;
@@ -175,7 +175,7 @@ describe('sandbox tools, run locally under bubblewrap', () => {
       /^Tool 'sb-loop' (exited with code (152|137): .*CPU time|ran longer than sandbox.limits.wall_time \(4000 ms\))/,
     );
     expect(flood).toMatchObject({ status: 'failed', error: { code: 'sandbox_output_too_large' } });
-  }, 180_000);
+  });
 
   it('runs at most sandbox.max_concurrency calls at once, queueing the rest', async () => {
     const runs = await Promise.all(Array.from({ length: 20 }, () => call('sb-slow')));
@@ -187,7 +187,7 @@ describe('sandbox tools, run locally under bubblewrap', () => {
       ...spans.map(({ start }) => spans.filter((other) => other.start <= start && other.end > start).length),
     );
     expect(mostAtOnce).toBe(2);
-  }, 180_000);
+  });
 
   it('refuses a tool whose template is not configured here, saying so', async () => {
     const res = await call('sb-elsewhere').expect(200);

@@ -28,7 +28,7 @@ describe('web_search start-up checks', () => {
         '(get a key at https://brave.com/search/api/) or builtins.web_search.brave.api_key_file, ' +
         'or remove brave from builtins.web_search.backends',
     ]);
-  }, 180_000);
+  });
 
   it('enabled without any backend says how to configure one', async () => {
     const result = await start({});
@@ -36,5 +36,5 @@ describe('web_search start-up checks', () => {
     expect(result.lines).toEqual([
       expect.stringMatching(/^Invalid configuration: builtins\.web_search is enabled but has no search backend: /),
     ]);
-  }, 180_000);
+  });
 });
