@@ -135,6 +135,22 @@ describe('MCP sources: server-everything over Streamable HTTP and SSE', () => {
     expect(good.body.output.content[0].text).toContain('5');
   });
 
+  it('keeps every review made while its source refreshes', async () => {
+    await register('busy');
+    const { id } = await toolByName(t, 'busy-echo');
+    const refreshes = () =>
+      Promise.all(
+        Array.from({ length: 4 }, () =>
+          t.http.post('/v1/tools/sources/mcp/busy/refresh').set(bearer(t.adminKey)).expect(200),
+        ),
+      );
+    // Each decision is allowed only from the one before it: a refresh that undid one makes the next answer 409.
+    for (const decision of ['reviewed', 'approved', 'blocked', 'approved', 'blocked', 'approved']) {
+      await Promise.all([refreshes(), review(t, id, decision)]);
+      expect((await toolByName(t, 'busy-echo')).security_status).toBe(decision);
+    }
+  });
+
   it('streams MCP progress notifications as tool_call.progress events', async () => {
     await register('progress');
     await approve(t, 'progress-trigger-long-running-operation');

@@ -3,10 +3,13 @@ import { DataSource } from 'typeorm';
 import { Clock } from '../../common/clock';
 import { AdvisoryLock, withAdvisoryLock } from '../../database/advisory-locks';
 import { FunctionRegistry } from '../registry/function-registry';
+import type { ToolDefinition } from '../tool-executor';
+import type { ToolSource } from './catalog.types';
 import { applyDefinition, builtinToolSource, newCatalogEntry } from './catalog-entry';
 import { CatalogState } from './catalog-state';
 import { contentHash } from './content-hash';
 import { ToolReviewService } from './tool-review.service';
+import { ToolEntity } from './tool.entity';
 import { ToolRepository } from './tool.repository';
 
 /**
@@ -49,9 +52,9 @@ export class BuiltinCatalogSync implements OnApplicationBootstrap {
       loaded.add(definition.name);
       const now = this.clock.now();
       const source = builtinToolSource(provider, definition.credentialKey);
-      const entity =
-        current ??
-        newCatalogEntry({
+      const others = names.filter((name) => name !== definition.name);
+      if (!current) {
+        const entity = newCatalogEntry({
           name: definition.name,
           description: definition.description,
           source,
@@ -61,25 +64,19 @@ export class BuiltinCatalogSync implements OnApplicationBootstrap {
           reviewedBy: 'config',
           now,
         });
-      // An existing entry takes the provider's current definition; its governance fields stay as operators set them.
-      applyDefinition(
-        entity,
-        {
-          description: definition.description,
-          schema: definition.parameters,
-          outputSchema: definition.returns,
-          annotations: definition.annotations,
-        },
-        now,
-      );
-      entity.source = source;
-      entity.stale = false;
-      entity.reviewedHash = contentHash(entity);
-      this.reviews.assess(
-        entity,
-        names.filter((name) => name !== entity.name),
-      );
-      await this.tools.save(entity);
+        this.refresh(entity, definition, source, others, now);
+        await this.tools.save(entity);
+        continue;
+      }
+      // Re-read under its row lock: an operator may have changed the entry since the list above was read (on
+      // another replica, whose changes are not held off by the sync's advisory lock), and saving the copy read
+      // then would undo that change.
+      await this.dataSource.transaction(async (manager) => {
+        const entity = await this.tools.lockById(manager, current.id);
+        if (!entity) return;
+        this.refresh(entity, definition, source, others, now);
+        await this.tools.save(entity, manager);
+      });
     }
     const missing = [...existing.values()].filter(
       (tool) => tool.source.type === 'builtin' && !tool.stale && !loaded.has(tool.name),
@@ -88,5 +85,29 @@ export class BuiltinCatalogSync implements OnApplicationBootstrap {
       missing.map((tool) => tool.name),
       this.clock.now(),
     );
+  }
+
+  /** The provider's current definition, assessed; the entry's governance fields stay as operators set them. */
+  private refresh(
+    entity: ToolEntity,
+    definition: ToolDefinition,
+    source: ToolSource,
+    otherNames: string[],
+    now: Date,
+  ): void {
+    applyDefinition(
+      entity,
+      {
+        description: definition.description,
+        schema: definition.parameters,
+        outputSchema: definition.returns,
+        annotations: definition.annotations,
+      },
+      now,
+    );
+    entity.source = source;
+    entity.stale = false;
+    entity.reviewedHash = contentHash(entity);
+    this.reviews.assess(entity, otherNames);
   }
 }

@@ -44,8 +44,13 @@ export class CatalogDiscovery {
     private readonly reviews: ToolReviewService,
   ) {}
 
-  /** Every catalog entry, read in the caller's transaction. */
-  entries(manager: EntityManager): Promise<ToolEntity[]> {
+  /**
+   * Every catalog entry, read in the caller's transaction, with the entries discovered on `serverName` locked
+   * until it ends. Discovery saves those entries from what it reads here: read without the lock, a review or a
+   * model's verdict committed in between would be undone by that save.
+   */
+  async entries(manager: EntityManager, serverName: string): Promise<ToolEntity[]> {
+    await this.tools.lockDiscoveredOn(manager, serverName);
     return this.tools.all(manager);
   }
 

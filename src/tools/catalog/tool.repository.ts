@@ -65,6 +65,16 @@ export class ToolRepository {
       .getMany();
   }
 
+  /** Locks the entries discovered on an MCP server (isDiscoveredOn), in id order, until the transaction ends. */
+  async lockDiscoveredOn(manager: EntityManager, serverName: string): Promise<void> {
+    await manager.query(
+      `SELECT id FROM tools
+        WHERE source->>'type' = 'mcp' AND source->>'server_name' = $1 AND owner_tenant_id IS NULL
+        ORDER BY id FOR UPDATE`,
+      [serverName],
+    );
+  }
+
   async markMcpServerStale(manager: EntityManager, serverName: string, now: Date): Promise<void> {
     await manager.query(
       `UPDATE tools SET stale = true, updated_at = $2 WHERE source->>'type' = 'mcp' AND source->>'server_name' = $1`,

@@ -247,7 +247,7 @@ export class McpDiscoveryService {
     source: McpSourceEntity,
     tools: Tool[],
   ): Promise<{ result: DiscoveryResult; changes: SchemaChange[] }> {
-    const all = await this.catalog.entries(manager);
+    const all = await this.catalog.entries(manager, source.name);
     // Only what this discovery created: an admin's own entry for the same upstream tool keeps its definition.
     const mine = new Map(all.filter((t) => isDiscoveredOn(t, source.name)).map((t) => [t.source.tool_name!, t]));
     const taken = new TakenNames(all.map((t) => t.name));
