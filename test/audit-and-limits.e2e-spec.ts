@@ -65,6 +65,25 @@ describe('rate limits', () => {
     ].reduce((sum, m) => sum + Number(m[1]), 0);
     expect(counted).toBe(150);
   });
+
+  it('keeps each tenant to its own limit when their calls arrive together on two replicas', async () => {
+    await govern(replicas[0], 'progress', { rate_limit: { per_minute: 20 }, audit_level: 'none' });
+    const keys = [await memberKey(replicas[0], 'initech'), await memberKey(replicas[0], 'umbrella')];
+    const responses = await Promise.all(
+      Array.from({ length: 120 }, (_, i) =>
+        replicas[i % 2].http
+          .post('/v1/tool_calls')
+          .set(bearer(keys[Math.floor(i / 2) % 2]))
+          .send({ name: 'progress', arguments: { steps: 1 } })
+          .then((res) => ({ tenant: Math.floor(i / 2) % 2, status: res.status })),
+      ),
+    );
+    for (const tenant of [0, 1]) {
+      const statuses = responses.filter((res) => res.tenant === tenant).map((res) => res.status);
+      expect(statuses.filter((status) => status === 200)).toHaveLength(20);
+      expect(statuses.filter((status) => status === 429)).toHaveLength(40);
+    }
+  });
 });
 
 describe('rate limit windows', () => {
