@@ -95,7 +95,9 @@ export class RateLimitCounterRepository {
    */
   async increment(manager: EntityManager | undefined, key: CounterKey, max: number): Promise<boolean> {
     if (manager) return (await manager.query(INCREMENT, valuesOf({ key, max }))).length > 0;
-    return this.batches.submit({ key, max });
+    const counted = await this.batches.submit({ key, max });
+    if (counted instanceof Error) throw counted;
+    return counted;
   }
 
   async deleteOlderThan(start: Date): Promise<number> {
@@ -110,8 +112,12 @@ export class RateLimitCounterRepository {
     return (await this.database.prepared('rate_limit_increment', INCREMENT, valuesOf(request))).length > 0;
   }
 
-  /** Whether each call was counted, in order: a counter's first calls take what its window has left. */
-  private async incrementMany(requests: CounterRequest[]): Promise<boolean[]> {
+  /**
+   * Whether each call was counted, in order: a counter's first calls take what its window has left. Once the batch
+   * statement has committed nothing may throw: group commit would count every call of the batch again, one by one.
+   * A call whose own count then fails answers its error instead.
+   */
+  private async incrementMany(requests: CounterRequest[]): Promise<(boolean | Error)[]> {
     if (requests.length === 1) return [await this.incrementOne(requests[0])];
     const counters = new Map<string, { key: CounterKey; max: number; calls: number; granted?: number }>();
     for (const { key, max } of requests) {
@@ -131,13 +137,14 @@ export class RateLimitCounterRepository {
     ]);
     for (const row of rows) {
       const key = { toolId: row.tool_id, tenantId: row.tenant_id, window: row.window_name, start: row.window_start };
-      counters.get(keyText(key))!.granted = Number(row.granted);
+      const counter = counters.get(keyText(key));
+      if (counter) counter.granted = Number(row.granted);
     }
-    const counted: boolean[] = [];
+    const counted: (boolean | Error)[] = [];
     for (const request of requests) {
       const counter = counters.get(keyText(request.key))!;
-      if (counter.granted === undefined) counted.push(await this.incrementOne(request));
-      else counted.push(counter.granted-- > 0);
+      if (counter.granted !== undefined) counted.push(counter.granted-- > 0);
+      else counted.push(await this.incrementOne(request).catch((error: Error) => error));
     }
     return counted;
   }
