@@ -119,14 +119,15 @@ export class RateLimitCounterRepository {
    */
   private async incrementMany(requests: CounterRequest[]): Promise<(boolean | Error)[]> {
     if (requests.length === 1) return [await this.incrementOne(requests[0])];
+    const texts = requests.map(({ key }) => keyText(key));
     const counters = new Map<string, { key: CounterKey; max: number; calls: number; granted?: number }>();
-    for (const { key, max } of requests) {
-      const counter = counters.get(keyText(key));
+    requests.forEach(({ key, max }, i) => {
+      const counter = counters.get(texts[i]);
       // Two calls may carry different limits when the tool changes meanwhile: the smaller one holds.
       if (counter) Object.assign(counter, { calls: counter.calls + 1, max: Math.min(counter.max, max) });
-      else counters.set(keyText(key), { key, max, calls: 1 });
-    }
-    const sorted = [...counters.values()].sort((a, b) => compareText(keyText(a.key), keyText(b.key)));
+      else counters.set(texts[i], { key, max, calls: 1 });
+    });
+    const sorted = [...counters.keys()].sort().map((text) => counters.get(text)!);
     const rows = await this.database.prepared<CounterRow>('rate_limit_increment_many', INCREMENT_MANY, [
       sorted.map(({ key }) => key.toolId),
       sorted.map(({ key }) => key.tenantId),
@@ -141,8 +142,8 @@ export class RateLimitCounterRepository {
       if (counter) counter.granted = Number(row.granted);
     }
     const counted: (boolean | Error)[] = [];
-    for (const request of requests) {
-      const counter = counters.get(keyText(request.key))!;
+    for (const [i, request] of requests.entries()) {
+      const counter = counters.get(texts[i])!;
       if (counter.granted !== undefined) counted.push(counter.granted-- > 0);
       else counted.push(await this.incrementOne(request).catch((error: Error) => error));
     }
@@ -157,8 +158,4 @@ function valuesOf({ key, max }: CounterRequest): unknown[] {
 /** The counter's key as text: equal keys give equal texts, and every statement inserts new counters in its order. */
 function keyText({ toolId, tenantId, window, start }: CounterKey): string {
   return JSON.stringify([toolId, tenantId, window, start.getTime()]);
-}
-
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
