@@ -1,15 +1,12 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { Clock } from '../../common/clock';
 import { AdvisoryLock, withAdvisoryLock } from '../../database/advisory-locks';
 import { FunctionRegistry } from '../registry/function-registry';
-import type { ToolDefinition } from '../tool-executor';
-import type { ToolSource } from './catalog.types';
 import { applyDefinition, builtinToolSource, newCatalogEntry } from './catalog-entry';
 import { CatalogState } from './catalog-state';
 import { contentHash } from './content-hash';
 import { ToolReviewService } from './tool-review.service';
-import { ToolEntity } from './tool.entity';
 import { ToolRepository } from './tool.repository';
 
 /**
@@ -37,8 +34,18 @@ export class BuiltinCatalogSync implements OnApplicationBootstrap {
     this.reviews.reviewPending();
   }
 
+  /**
+   * One transaction, with the built-in entries locked before they are read: an operator may change one meanwhile on
+   * another replica (the advisory lock holds off only other syncs), and saving a copy read before that change
+   * would undo it.
+   */
   private async sync(): Promise<void> {
-    const existing = new Map((await this.tools.all()).map((tool) => [tool.name, tool]));
+    await this.dataSource.transaction((manager) => this.syncIn(manager));
+  }
+
+  private async syncIn(manager: EntityManager): Promise<void> {
+    await this.tools.lockBuiltins(manager);
+    const existing = new Map((await this.tools.all(manager)).map((tool) => [tool.name, tool]));
     const names = [...existing.keys()];
     const loaded = new Set<string>();
     for (const { provider, definition } of this.registry.tools()) {
@@ -52,9 +59,9 @@ export class BuiltinCatalogSync implements OnApplicationBootstrap {
       loaded.add(definition.name);
       const now = this.clock.now();
       const source = builtinToolSource(provider, definition.credentialKey);
-      const others = names.filter((name) => name !== definition.name);
-      if (!current) {
-        const entity = newCatalogEntry({
+      const entity =
+        current ??
+        newCatalogEntry({
           name: definition.name,
           description: definition.description,
           source,
@@ -64,50 +71,33 @@ export class BuiltinCatalogSync implements OnApplicationBootstrap {
           reviewedBy: 'config',
           now,
         });
-        this.refresh(entity, definition, source, others, now);
-        await this.tools.save(entity);
-        continue;
-      }
-      // Re-read under its row lock: an operator may have changed the entry since the list above was read (on
-      // another replica, whose changes are not held off by the sync's advisory lock), and saving the copy read
-      // then would undo that change.
-      await this.dataSource.transaction(async (manager) => {
-        const entity = await this.tools.lockById(manager, current.id);
-        if (!entity) return;
-        this.refresh(entity, definition, source, others, now);
-        await this.tools.save(entity, manager);
-      });
+      // An existing entry takes the provider's current definition; its governance fields stay as operators set them.
+      applyDefinition(
+        entity,
+        {
+          description: definition.description,
+          schema: definition.parameters,
+          outputSchema: definition.returns,
+          annotations: definition.annotations,
+        },
+        now,
+      );
+      entity.source = source;
+      entity.stale = false;
+      entity.reviewedHash = contentHash(entity);
+      this.reviews.assess(
+        entity,
+        names.filter((name) => name !== entity.name),
+      );
+      await this.tools.save(entity, manager);
     }
     const missing = [...existing.values()].filter(
       (tool) => tool.source.type === 'builtin' && !tool.stale && !loaded.has(tool.name),
     );
     await this.tools.markStaleByName(
+      manager,
       missing.map((tool) => tool.name),
       this.clock.now(),
     );
-  }
-
-  /** The provider's current definition, assessed; the entry's governance fields stay as operators set them. */
-  private refresh(
-    entity: ToolEntity,
-    definition: ToolDefinition,
-    source: ToolSource,
-    otherNames: string[],
-    now: Date,
-  ): void {
-    applyDefinition(
-      entity,
-      {
-        description: definition.description,
-        schema: definition.parameters,
-        outputSchema: definition.returns,
-        annotations: definition.annotations,
-      },
-      now,
-    );
-    entity.source = source;
-    entity.stale = false;
-    entity.reviewedHash = contentHash(entity);
-    this.reviews.assess(entity, otherNames);
   }
 }

@@ -52,8 +52,8 @@ export class ToolRepository {
     await manager.getRepository(ToolEntity).delete({ id });
   }
 
-  async markStaleByName(names: string[], now: Date): Promise<void> {
-    if (names.length) await this.tools.update({ name: In(names) }, { stale: true, updatedAt: now });
+  async markStaleByName(manager: EntityManager, names: string[], now: Date): Promise<void> {
+    if (names.length) await this.of(manager).update({ name: In(names) }, { stale: true, updatedAt: now });
   }
 
   /** The entries discovered on the MCP server of that name. */
@@ -65,14 +65,16 @@ export class ToolRepository {
       .getMany();
   }
 
-  /** Locks the entries discovered on an MCP server (isDiscoveredOn), in id order, until the transaction ends. */
-  async lockDiscoveredOn(manager: EntityManager, serverName: string): Promise<void> {
-    await manager.query(
-      `SELECT id FROM tools
-        WHERE source->>'type' = 'mcp' AND source->>'server_name' = $1 AND owner_tenant_id IS NULL
-        ORDER BY id FOR UPDATE`,
-      [serverName],
-    );
+  /** Locks the entries discovered on an MCP server (isDiscoveredOn) until the transaction ends. */
+  lockDiscoveredOn(manager: EntityManager, serverName: string): Promise<void> {
+    return lockWhere(manager, `source->>'type' = 'mcp' AND source->>'server_name' = $1 AND owner_tenant_id IS NULL`, [
+      serverName,
+    ]);
+  }
+
+  /** Locks the built-in tools' entries until the transaction ends. */
+  lockBuiltins(manager: EntityManager): Promise<void> {
+    return lockWhere(manager, `source->>'type' = 'builtin'`, []);
   }
 
   async markMcpServerStale(manager: EntityManager, serverName: string, now: Date): Promise<void> {
@@ -130,4 +132,9 @@ export class ToolRepository {
   private of(manager?: EntityManager): Repository<ToolEntity> {
     return manager ? manager.getRepository(ToolEntity) : this.tools;
   }
+}
+
+/** Row-locks the entries matching `where`, in id order (two transactions locking overlapping sets never wait in a cycle). */
+async function lockWhere(manager: EntityManager, where: string, values: unknown[]): Promise<void> {
+  await manager.query(`SELECT id FROM tools WHERE ${where} ORDER BY id FOR UPDATE`, values);
 }
